@@ -1,0 +1,295 @@
+package effects
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Headers spoken by the [Provider].
+const (
+	// IdempotencyKeyHeader carries the job's idempotency key.
+	IdempotencyKeyHeader = "Idempotency-Key"
+	// ReplayedHeader is "true" on a response replayed for a known key.
+	ReplayedHeader = "Idempotent-Replayed"
+)
+
+// PayoutsPath is the provider's one endpoint: POST a JSON object with a
+// positive integer "amount" to create a payout.
+const PayoutsPath = "/v1/payouts"
+
+// DefaultWindow is how long a [Provider] remembers an idempotency key.
+const DefaultWindow = 24 * time.Hour
+
+// ProviderOption configures a [Provider].
+type ProviderOption func(*Provider)
+
+// Window sets how long the provider remembers an idempotency key, measured
+// on the provider's clock from the request that first used it. The default
+// is [DefaultWindow]. A key is remembered while now < first use + d.
+func Window(d time.Duration) ProviderOption { return func(p *Provider) { p.window = d } }
+
+// Rejection is a request the provider refused because its idempotency key
+// had been used with a different request (HTTP 422). Nothing was applied.
+type Rejection struct {
+	Key    string
+	First  string // canonical body of the request that first used Key
+	Got    string // canonical body of the rejected request
+	Origin Origin // who sent the rejected request
+}
+
+// Provider is a fake payment API served over real HTTP on loopback, with
+// the Idempotency-Key semantics that Stripe-like providers document:
+//
+//   - POST /v1/payouts with a JSON object body; "amount" must be a positive
+//     integer (else 400, nothing applied, nothing remembered). The response
+//     is 200 with the request's fields plus "id" ("po_000001", ...),
+//     "object": "payout" and "status": "paid".
+//   - No Idempotency-Key: applied every time.
+//   - A key seen within the window, with the same request (method, path and
+//     canonical JSON body: field order and spacing do not matter): the first
+//     response is replayed (same status and body, header
+//     Idempotent-Replayed: true) and nothing is applied.
+//   - A key seen within the window, with a different request: 422 with a
+//     JSON error of type "idempotency_error"; nothing is applied; the
+//     request is kept in [Provider.Rejected].
+//   - Keys are remembered for the window (see [Window]) on the clock given
+//     to [NewProvider] (the check's clock, not wall time), then forgotten: a
+//     request with a forgotten key is applied again.
+//   - Concurrent requests with one key: the provider handles requests one at
+//     a time, so exactly one applies and the others then see its stored
+//     result (a replay, or 422 if their body differs). No 409 is ever
+//     returned, so the outcome never depends on timing.
+//
+// Each applied request is recorded in the log as Effect{Kind: "payment",
+// Key: <the Idempotency-Key or "">, Payload: <canonical JSON body>}, with
+// the Origin read from the [OriginHeader] set by the client of
+// [Provider.Client]. The provider keeps its own bookkeeping as well
+// ([Provider.Applied], [Provider.Rejected], [Provider.Replays]), apart from
+// the log.
+type Provider struct {
+	log    *Log
+	clock  func() time.Time
+	window time.Duration
+	srv    *httptest.Server
+
+	mu       sync.Mutex
+	keys     map[string]*remembered
+	applied  []Effect
+	rejected []Rejection
+	replays  int
+	nextID   int
+}
+
+type remembered struct {
+	fingerprint string
+	payload     string
+	at          time.Time
+	resp        response
+}
+
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// NewProvider starts a provider on a loopback port. It records applied
+// requests in log (which may be nil) and reads time from clock (nil means
+// time.Now, fine outside a check). Close it when done.
+func NewProvider(log *Log, clock func() time.Time, opts ...ProviderOption) *Provider {
+	if clock == nil {
+		clock = time.Now
+	}
+	p := &Provider{log: log, clock: clock, window: DefaultWindow, keys: map[string]*remembered{}}
+	for _, o := range opts {
+		o(p)
+	}
+	p.srv = httptest.NewServer(http.HandlerFunc(p.serve))
+	return p
+}
+
+// URL is the provider's base URL, e.g. "http://127.0.0.1:41234". It changes
+// from one provider to the next: keep it out of anything compared or printed.
+func (p *Provider) URL() string { return p.srv.URL }
+
+// Close stops the server; it waits for requests in flight.
+func (p *Provider) Close() { p.srv.Close() }
+
+// Applied returns the requests the provider applied, in order, as recorded
+// in the log (Seq is the log's; 0 when the log is nil).
+func (p *Provider) Applied() []Effect {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]Effect(nil), p.applied...)
+}
+
+// Rejected returns the requests refused for reusing a key with a different
+// request, in order.
+func (p *Provider) Rejected() []Rejection {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]Rejection(nil), p.rejected...)
+}
+
+// Replays returns how many responses were replayed for a known key.
+func (p *Provider) Replays() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.replays
+}
+
+// Reset forgets every key and the provider's bookkeeping (not the log's),
+// so one provider can serve scenario after scenario. Payout ids restart.
+func (p *Provider) Reset() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.keys = map[string]*remembered{}
+	p.applied, p.rejected, p.replays, p.nextID = nil, nil, 0, 0
+}
+
+func (p *Provider) serve(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != PayoutsPath {
+		writeResponse(w, apiError(http.StatusNotFound, "invalid_request_error", "unknown path "+r.URL.Path))
+		return
+	}
+	if r.Method != http.MethodPost {
+		writeResponse(w, apiError(http.StatusMethodNotAllowed, "invalid_request_error", "use POST"))
+		return
+	}
+	origin, err := ParseOrigin(r.Header.Get(OriginHeader))
+	if err != nil {
+		writeResponse(w, apiError(http.StatusBadRequest, "invalid_request_error", err.Error()))
+		return
+	}
+	raw, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	if err != nil {
+		writeResponse(w, apiError(http.StatusBadRequest, "invalid_request_error", "reading the body: "+err.Error()))
+		return
+	}
+	fields, canonical, err := canonicalJSON(raw)
+	if err != nil {
+		writeResponse(w, apiError(http.StatusBadRequest, "invalid_request_error", err.Error()))
+		return
+	}
+	key := r.Header.Get(IdempotencyKeyHeader)
+	writeResponse(w, p.handle(key, r.Method+" "+r.URL.Path+" "+canonical, canonical, fields, origin))
+}
+
+// handle decides and applies one well-formed request under the lock, so
+// requests sharing a key are serialised.
+func (p *Provider) handle(key, fingerprint, canonical string, fields map[string]any, origin Origin) response {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := p.clock()
+	for k, m := range p.keys {
+		if !now.Before(m.at.Add(p.window)) {
+			delete(p.keys, k)
+		}
+	}
+	if key != "" {
+		if m, ok := p.keys[key]; ok {
+			if m.fingerprint == fingerprint {
+				p.replays++
+				resp := m.resp
+				resp.header = resp.header.Clone()
+				resp.header.Set(ReplayedHeader, "true")
+				return resp
+			}
+			p.rejected = append(p.rejected, Rejection{Key: key, First: m.payload, Got: canonical, Origin: origin})
+			return apiError(http.StatusUnprocessableEntity, "idempotency_error", fmt.Sprintf(
+				"Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '%s' if you meant to execute a different request.", key))
+		}
+	}
+	if err := validatePayout(fields); err != nil {
+		return apiError(http.StatusBadRequest, "invalid_request_error", err.Error())
+	}
+	p.nextID++
+	out := make(map[string]any, len(fields)+3)
+	for k, v := range fields {
+		out[k] = v
+	}
+	out["id"] = fmt.Sprintf("po_%06d", p.nextID)
+	out["object"] = "payout"
+	out["status"] = "paid"
+	body, _ := json.Marshal(out) // a decoded JSON object always marshals
+	resp := response{status: http.StatusOK, header: http.Header{}, body: append(body, '\n')}
+	resp.header.Set("Content-Type", "application/json")
+	if key != "" {
+		resp.header.Set(IdempotencyKeyHeader, key)
+	}
+	e := recordIn(p.log, Effect{Kind: KindPayment, Key: key, Payload: canonical, Origin: origin})
+	p.applied = append(p.applied, e)
+	if key != "" {
+		p.keys[key] = &remembered{fingerprint: fingerprint, payload: canonical, at: now, resp: resp}
+	}
+	return resp
+}
+
+func validatePayout(fields map[string]any) error {
+	n, ok := fields["amount"].(json.Number)
+	if !ok {
+		return fmt.Errorf("amount: required, a positive integer")
+	}
+	if v, err := n.Int64(); err != nil || v <= 0 {
+		return fmt.Errorf("amount: %s is not a positive integer", n)
+	}
+	return nil
+}
+
+// canonicalJSON parses a JSON object and renders it with sorted keys and no
+// spaces, numbers kept as written.
+func canonicalJSON(raw []byte) (map[string]any, string, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var fields map[string]any
+	if err := dec.Decode(&fields); err != nil || fields == nil {
+		return nil, "", fmt.Errorf("the body must be a JSON object")
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, "", fmt.Errorf("the body must be one JSON object")
+	}
+	b, err := json.Marshal(fields)
+	if err != nil {
+		return nil, "", err
+	}
+	return fields, string(b), nil
+}
+
+func apiError(status int, typ, msg string) response {
+	body, _ := json.Marshal(map[string]any{"error": map[string]string{"type": typ, "message": msg}})
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	return response{status: status, header: h, body: append(body, '\n')}
+}
+
+func writeResponse(w http.ResponseWriter, r response) {
+	keys := make([]string, 0, len(r.header))
+	for k := range r.header {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		w.Header()[k] = r.header[k]
+	}
+	w.WriteHeader(r.status)
+	_, _ = w.Write(r.body)
+}
+
+// jsonFields parses a canonical payload back into its fields, or nil.
+func jsonFields(payload string) map[string]any {
+	dec := json.NewDecoder(strings.NewReader(payload))
+	dec.UseNumber()
+	var m map[string]any
+	if dec.Decode(&m) != nil {
+		return nil
+	}
+	return m
+}
