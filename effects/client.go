@@ -62,8 +62,9 @@ func ParseOrigin(s string) (Origin, error) {
 // gate's), sets the [OriginHeader] from the Origin the gate returned, and
 // asks gate again once a response arrived: an error there drops the
 // response (the provider did apply the request) and fails the request with
-// an error wrapping the gate's: the reply was lost. gate may be nil: then
-// requests go straight through with no origin.
+// an error wrapping the gate's: the reply was lost. A transport error (no
+// response at all) is returned as is and After is not asked. gate may be
+// nil: then requests go straight through with no origin.
 //
 // The gate sees Call{Kind: "payment", Label: "payment POST /v1/payouts
 // (Idempotency-Key k)"}; the label holds no host or port.
