@@ -1,0 +1,8 @@
+package pgfixture
+
+import (
+	"os"
+	"testing"
+)
+
+func TestMain(m *testing.M) { os.Exit(Main(m)) }

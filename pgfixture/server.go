@@ -1,0 +1,207 @@
+package pgfixture
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Environment variables read by pgfixture.
+const (
+	envMode   = "TWICE_POSTGRES"     // dsn, container or local
+	envDSN    = "TWICE_DATABASE_URL" // an existing server
+	envKeepDB = "TWICE_KEEP_DB"      // 1 keeps every fixture database
+)
+
+// dbPrefix starts the name of every database pgfixture creates; it never
+// creates, changes or drops a database without it.
+const dbPrefix = "twicekit_"
+
+// Server is one PostgreSQL server that fixture databases are created on.
+type Server struct {
+	mode     string
+	adminCfg *pgx.ConnConfig // connects to the maintenance database, with the password
+	admin    *pgxpool.Pool
+	stop     func(context.Context) error
+	scrub    scrubber
+	super    bool // the role is a superuser (enables session_replication_role)
+	version  int  // server_version_num
+
+	seq atomic.Int64
+
+	mu        sync.Mutex
+	closed    bool
+	dbs       map[*DB]struct{}
+	templates map[string]string // schema hash -> template name used by this server
+}
+
+// Mode reports how the server was provided: "dsn", "container" or "local".
+func (s *Server) Mode() string { return s.mode }
+
+// URL returns the server's maintenance connection URL with the password masked.
+func (s *Server) URL() string { return configURL(s.adminCfg) }
+
+var shared struct {
+	mu  sync.Mutex
+	srv *Server
+}
+
+// Shared returns the one server of this process, started on first use; it is
+// safe to call from parallel tests. The provider is the one named by
+// TWICE_POSTGRES (dsn, container or local) or else the first that works of:
+// dsn (when TWICE_DATABASE_URL is set), container, local. When none works
+// the error lists every provider tried and why it failed.
+func Shared(ctx context.Context) (*Server, error) {
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if shared.srv != nil && !shared.srv.isClosed() {
+		return shared.srv, nil
+	}
+	srv, err := startServer(ctx)
+	if err != nil {
+		return nil, err
+	}
+	shared.srv = srv
+	return srv, nil
+}
+
+// closeShared closes the shared server if it was started.
+func closeShared(ctx context.Context) error {
+	shared.mu.Lock()
+	srv := shared.srv
+	shared.srv = nil
+	shared.mu.Unlock()
+	if srv == nil {
+		return nil
+	}
+	return srv.Close(ctx)
+}
+
+// Main is for TestMain:
+//
+//	func TestMain(m *testing.M) { os.Exit(pgfixture.Main(m)) }
+//
+// It runs the tests, then closes the shared server if one was started, and
+// returns the exit code (1 when the tests passed but closing failed).
+func Main(m interface{ Run() int }) int {
+	code := m.Run()
+	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+	defer cancel()
+	if err := closeShared(ctx); err != nil {
+		fmt.Fprintf(os.Stderr, "pgfixture: closing the shared server: %v\n", err)
+		if code == 0 {
+			code = 1
+		}
+	}
+	return code
+}
+
+type provider struct {
+	name  string
+	start func(context.Context) (*Server, error)
+}
+
+var providers = []provider{
+	{"dsn", startDSN},
+	{"container", startContainer},
+	{"local", startLocal},
+}
+
+const howToProvide = "provide PostgreSQL in one of these ways: set TWICE_DATABASE_URL=postgres://user:password@host:5432/postgres " +
+	"(a server where the role may CREATE DATABASE), or start Docker (container mode; image from TWICE_POSTGRES_IMAGE), " +
+	"or install PostgreSQL binaries (apt-get install postgresql); force one with TWICE_POSTGRES=dsn|container|local"
+
+func startServer(ctx context.Context) (*Server, error) {
+	forced := strings.TrimSpace(strings.ToLower(os.Getenv(envMode)))
+	if forced != "" {
+		for _, p := range providers {
+			if p.name == forced {
+				srv, err := p.start(ctx)
+				if err != nil {
+					return nil, fmt.Errorf("pgfixture: TWICE_POSTGRES=%s: %w; %s", forced, err, howToProvide)
+				}
+				return srv, nil
+			}
+		}
+		return nil, fmt.Errorf("pgfixture: TWICE_POSTGRES=%q is not one of dsn, container, local", forced)
+	}
+	var tried []string
+	for _, p := range providers {
+		if p.name == "dsn" && os.Getenv(envDSN) == "" {
+			tried = append(tried, "dsn: TWICE_DATABASE_URL is not set")
+			continue
+		}
+		srv, err := p.start(ctx)
+		if err == nil {
+			return srv, nil
+		}
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("pgfixture: starting %s: %w", p.name, err)
+		}
+		tried = append(tried, p.name+": "+oneLine(err.Error()))
+	}
+	return nil, fmt.Errorf("pgfixture: no PostgreSQL available; tried:\n  - %s\n%s",
+		strings.Join(tried, "\n  - "), howToProvide)
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+func (s *Server) isClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
+}
+
+// Close drops every fixture database of this server that is not kept, drops
+// the templates it built, and stops what it started (cluster or container).
+func (s *Server) Close(ctx context.Context) error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	dbs := make([]*DB, 0, len(s.dbs))
+	for db := range s.dbs {
+		dbs = append(dbs, db)
+	}
+	templates := make([]string, 0, len(s.templates))
+	for hash := range s.templates {
+		templates = append(templates, hash)
+	}
+	s.mu.Unlock()
+
+	var errs []error
+	for _, db := range dbs {
+		if err := db.Close(ctx, false); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	for _, hash := range templates {
+		if err := s.dropTemplate(ctx, hash); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	s.admin.Close()
+	if s.stop != nil {
+		if err := s.stop(ctx); err != nil {
+			errs = append(errs, s.scrub.Error(fmt.Errorf("pgfixture: stopping %s server: %w", s.mode, err)))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (s *Server) forget(db *DB) {
+	s.mu.Lock()
+	delete(s.dbs, db)
+	s.mu.Unlock()
+}
