@@ -1,0 +1,186 @@
+package faults
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+)
+
+// ErrCrashed is returned (wrapped) to a job whose attempt the harness crashed:
+// the call it made was refused and never reached the world.
+var ErrCrashed = errors.New("twice: the attempt was crashed here by the check (fail-stop); nothing after this point reaches the world")
+
+// ErrForeignContext is returned when a statement or effect call carries a
+// context that belongs to no attempt.
+var ErrForeignContext = errors.New("twice: the job used a context that is not the attempt's: pass the ctx the job was given to every query and effect call")
+
+// Plan says what to do with one attempt.
+type Plan struct {
+	// CrashBefore crashes the attempt just before its n-th point (1-based);
+	// 0 never crashes.
+	CrashBefore int
+	// Wait, when set, is called before every point of the attempt proceeds
+	// (after it is recorded); a scheduler blocks in it. A non-nil error
+	// crashes the attempt at that point.
+	Wait func(ctx context.Context, s Step) error
+}
+
+// Run is one attempt as the harness sees it: the points it reached, where it
+// crashed, and the means to cut it off.
+type Run struct {
+	name   string
+	plan   Plan
+	cancel context.CancelCauseFunc
+
+	mu      sync.Mutex
+	steps   []Step
+	crashed bool
+	done    bool
+	crashAt Step // the point refused by the crash; Index 0 when the crash came between points
+	reason  string
+	cutters []func()
+}
+
+type runKey struct{}
+
+// Start begins an attempt named name (for messages) under plan. The returned
+// context carries the run; the job must use it (or contexts derived from it)
+// for every statement and effect call.
+func Start(parent context.Context, name string, plan Plan) (context.Context, *Run) {
+	ctx, cancel := context.WithCancelCause(parent)
+	r := &Run{name: name, plan: plan, cancel: cancel}
+	return context.WithValue(ctx, runKey{}, r), r
+}
+
+// FromContext returns the attempt that ctx belongs to, or nil.
+func FromContext(ctx context.Context) *Run {
+	if ctx == nil {
+		return nil
+	}
+	r, _ := ctx.Value(runKey{}).(*Run)
+	return r
+}
+
+// Name is the name the attempt was started with.
+func (r *Run) Name() string { return r.name }
+
+// OnCrash registers f to run when the attempt crashes (at most once per
+// registration). The harness registers the functions that cut the attempt's
+// connections. If the attempt has already crashed, f runs at once.
+func (r *Run) OnCrash(f func()) {
+	r.mu.Lock()
+	if r.crashed {
+		r.mu.Unlock()
+		f()
+		return
+	}
+	r.cutters = append(r.cutters, f)
+	r.mu.Unlock()
+}
+
+// Enter is called at every point of the attempt. It records the point and
+// returns nil when the attempt may go on, or an error wrapping [ErrCrashed]
+// when the attempt crashed at this point or before it: the caller must then
+// refuse the call without letting it reach the world.
+func (r *Run) Enter(ctx context.Context, kind Kind, label string) (Step, error) {
+	return r.EnterStep(ctx, Step{Kind: kind, Label: label})
+}
+
+// EnterStep is [Run.Enter] for a step with more detail (an SQL point's
+// backend); its Index is assigned here.
+func (r *Run) EnterStep(ctx context.Context, s Step) (Step, error) {
+	r.mu.Lock()
+	if r.crashed {
+		r.mu.Unlock()
+		return Step{}, r.crashError()
+	}
+	if r.done {
+		r.mu.Unlock()
+		return Step{}, fmt.Errorf("%s: %w", r.name, ErrFinished)
+	}
+	s.Index = len(r.steps) + 1
+	if r.plan.CrashBefore == s.Index {
+		r.mu.Unlock()
+		r.crash(s, fmt.Sprintf("crash before point %d", s.Index))
+		return s, r.crashError()
+	}
+	r.steps = append(r.steps, s)
+	wait := r.plan.Wait
+	r.mu.Unlock()
+	if wait != nil {
+		if err := wait(ctx, s); err != nil {
+			r.crash(Step{}, err.Error())
+			return s, r.crashError()
+		}
+	}
+	return s, nil
+}
+
+func (r *Run) crashError() error {
+	return fmt.Errorf("%s: %w", r.name, ErrCrashed)
+}
+
+// Crash crashes the attempt now, between points (a hang, a lost ack).
+func (r *Run) Crash(reason string) { r.crash(Step{}, reason) }
+
+func (r *Run) crash(at Step, reason string) {
+	r.mu.Lock()
+	if r.crashed {
+		r.mu.Unlock()
+		return
+	}
+	r.crashed = true
+	r.crashAt = at
+	r.reason = reason
+	cutters := r.cutters
+	r.cutters = nil
+	r.mu.Unlock()
+	for _, cut := range cutters {
+		cut()
+	}
+	r.cancel(ErrCrashed)
+}
+
+// ErrFinished refuses a call made with the context of an attempt whose job
+// function had already returned (for example database/sql rolling back a
+// transaction the job left open).
+var ErrFinished = errors.New("twice: the attempt had already returned; its context is no longer usable")
+
+// Finish ends the attempt once its job function has returned: its context is
+// cancelled and later calls with it are refused.
+func (r *Run) Finish() {
+	r.mu.Lock()
+	r.done = true
+	r.mu.Unlock()
+	r.cancel(context.Canceled)
+}
+
+// Steps returns the points the attempt reached (the refused crash point is
+// not among them).
+func (r *Run) Steps() []Step {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Step(nil), r.steps...)
+}
+
+// Crashed reports whether the attempt crashed, the point that was refused
+// (Index 0 when it crashed between points) and why.
+func (r *Run) Crashed() (bool, Step, string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.crashed, r.crashAt, r.reason
+}
+
+// Point is an explicit point in a job: a no-op outside a check. Inside one it
+// is a place where the attempt may be crashed or paused; it then returns an
+// error wrapping [ErrCrashed] and the job should stop (anything it still
+// tries is refused anyway).
+func Point(ctx context.Context, name string) error {
+	r := FromContext(ctx)
+	if r == nil {
+		return nil
+	}
+	_, err := r.Enter(ctx, Explicit, "point "+Label(name))
+	return err
+}
