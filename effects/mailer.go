@@ -22,14 +22,15 @@ type Mailer struct {
 func NewMailer(log *Log, gate Gate) *Mailer { return &Mailer{log: log, gate: gate} }
 
 // Send delivers e: it asks the gate (a refusal sends nothing), records
-// Effect{Kind: "email", Key: e.To, Payload: e.Subject + "\n" + e.Body}, then
+// Effect{Kind: "email", Key: e.To, Payload: e.Subject, plus "\n" + e.Body when
+// there is a body}, then
 // asks the gate again (an error there means the email was sent but the reply
 // was lost: the effect stays and the error is returned). Errors wrap the
 // gate's, so errors.Is works.
 func (m *Mailer) Send(ctx context.Context, e Email) error {
 	c := Call{Kind: KindEmail, Label: fmt.Sprintf("email to %s: %s", e.To, e.Subject)}
 	return apply(ctx, m.gate, c, func(o Origin) {
-		recordIn(m.log, Effect{Kind: KindEmail, Key: e.To, Payload: e.Subject + "\n" + e.Body, Origin: o})
+		recordIn(m.log, Effect{Kind: KindEmail, Key: e.To, Payload: e.payload(), Origin: o})
 	})
 }
 
@@ -51,4 +52,12 @@ func apply(ctx context.Context, g Gate, c Call, do func(Origin)) error {
 		}
 	}
 	return nil
+}
+
+// payload is what two emails must share to be the same email.
+func (e Email) payload() string {
+	if e.Body == "" {
+		return e.Subject
+	}
+	return e.Subject + "\n" + e.Body
 }

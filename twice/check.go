@@ -1,0 +1,278 @@
+package twice
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/twicekit/twicekit/effects"
+	"github.com/twicekit/twicekit/faults"
+	"github.com/twicekit/twicekit/pgfixture"
+)
+
+// checker holds what one check reuses across its scenarios: one database,
+// one worker with warm connections, one effect log.
+type checker struct {
+	cfg      *config
+	job      Job
+	db       *pgfixture.DB
+	worker   *faults.Worker
+	log      *effects.Log
+	mailer   *effects.Mailer
+	webhooks *effects.WebhookSink
+
+	mu      sync.Mutex
+	clock   time.Time
+	foreign []string // effect calls made with a context that is not the attempt's
+}
+
+// scenarioRun is what the check saw of one scenario.
+type scenarioRun struct {
+	Scenario Scenario
+	Attempts []attemptRecord
+	Snapshot *pgfixture.Snapshot
+	Effects  []effects.Effect
+	Foreign  []string
+	Rejected []effects.Rejection
+	Problems []string
+	numbers  map[string]int
+}
+
+func (c *checker) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.clock
+}
+
+// Check runs job once on a fresh database as the reference, then in every
+// scenario (ack lost, a crash before each point and after the last, a
+// duplicate enqueue), each on the same database reset to the migrated state
+// and seeded again, and compares each with the reference. It returns the
+// report; it never fails a test by itself.
+func Check(ctx context.Context, job Job, opts ...Option) *Report {
+	cfg := newConfig(opts)
+	if job.Name == "" {
+		job.Name = "job"
+	}
+	rep := &Report{Job: job.Name, testName: cfg.testName, dupEnqueueOff: cfg.dupEnqueueOff}
+	if job.Run == nil {
+		rep.Err = errors.New("twice: the job has no Run function: set Job.Run to the function a worker calls for one delivery")
+		return rep
+	}
+	if cfg.maxDeliveries < 1 || cfg.attemptTimeout <= 0 {
+		rep.Err = fmt.Errorf("twice: MaxDeliveries must be at least 1 and AttemptTimeout positive (got %d, %s)", cfg.maxDeliveries, cfg.attemptTimeout)
+		return rep
+	}
+	srv := cfg.server
+	if srv == nil {
+		var err error
+		if srv, err = pgfixture.Shared(ctx); err != nil {
+			rep.Err = fmt.Errorf("twice: no PostgreSQL to run the check on: %w", err)
+			return rep
+		}
+	}
+	db, err := srv.CreateDB(ctx, job.Schema)
+	if err != nil {
+		rep.Err = fmt.Errorf("twice: the job's schema could not be set up: %w", err)
+		return rep
+	}
+	worker, err := faults.NewWorker(db.ConnConfig())
+	if err != nil {
+		_ = db.Close(ctx, false)
+		rep.Err = err
+		return rep
+	}
+	c := &checker{cfg: cfg, job: job, db: db, worker: worker, log: effects.NewLog()}
+	if cfg.sqlDriver != "" {
+		if err := c.useSQLDriver(cfg.sqlDriver); err != nil {
+			worker.Close()
+			_ = db.Close(ctx, false)
+			rep.Err = err
+			return rep
+		}
+	}
+	g := gate{c}
+	c.mailer = effects.NewMailer(c.log, g)
+	c.webhooks = effects.NewWebhookSink(c.log, g)
+	defer func() {
+		worker.Close()
+		keep := !rep.OK()
+		if keep {
+			rep.KeptDatabase = db.URL()
+		}
+		if err := db.Close(context.WithoutCancel(ctx), keep); err != nil && rep.Err == nil {
+			rep.Err = fmt.Errorf("twice: internal error: closing the check's database: %w", err)
+		}
+	}()
+	c.run(ctx, rep)
+	return rep
+}
+
+func (c *checker) run(ctx context.Context, rep *Report) {
+	ref, err := c.scenario(ctx, Scenario{Kind: Once})
+	if err != nil {
+		rep.Err = err
+		return
+	}
+	rep.Reference = ref
+	first := ref.Attempts[0]
+	if f := referenceFinding(ref, first); f != nil {
+		rep.Findings = append(rep.Findings, *f)
+		return
+	}
+	scenarios, err := plan(len(first.Steps), c.cfg)
+	if err != nil {
+		rep.Err = err
+		return
+	}
+	for _, s := range scenarios {
+		s.Of = len(first.Steps)
+		sr, err := c.scenario(ctx, s)
+		if err != nil {
+			rep.Err = err
+			return
+		}
+		rep.Scenarios = append(rep.Scenarios, sr)
+		if f := compare(ref, sr, c.cfg); f != nil {
+			rep.Findings = append(rep.Findings, *f)
+		}
+	}
+	concurrent, err := c.runConcurrent(ctx, ref)
+	if err != nil {
+		rep.Err = err
+		return
+	}
+	for _, sr := range concurrent {
+		rep.Scenarios = append(rep.Scenarios, sr)
+		if f := compare(ref, sr, c.cfg); f != nil {
+			rep.Findings = append(rep.Findings, *f)
+		}
+	}
+}
+
+// scenario resets the database, seeds it, plays the scenario and records the
+// outcome.
+func (c *checker) scenario(ctx context.Context, s Scenario) (*scenarioRun, error) {
+	if err := c.db.Reset(ctx); err != nil {
+		return nil, fmt.Errorf("twice: internal error: resetting the database: %w", err)
+	}
+	if err := c.seed(ctx); err != nil {
+		return nil, err
+	}
+	c.log.Reset()
+	c.mu.Lock()
+	c.clock = c.cfg.start
+	c.foreign = nil
+	c.mu.Unlock()
+	c.worker.TakeForeign()
+
+	sr := &scenarioRun{Scenario: s, numbers: map[string]int{}}
+	const job1, job2 = "job-1", "job-2"
+	switch s.Kind {
+	case Once:
+		sr.Attempts = append(sr.Attempts, c.runAttempt(ctx, job1, c.next(sr, job1), faults.Plan{}, false))
+	case Sequential:
+		if c.deliver(ctx, sr, job1, faults.Plan{}, false) {
+			c.deliver(ctx, sr, job1, faults.Plan{}, false)
+		}
+	case CrashBefore:
+		c.deliver(ctx, sr, job1, faults.Plan{CrashBefore: s.Point}, false)
+	case CrashAfterLast:
+		c.deliver(ctx, sr, job1, faults.Plan{}, true)
+	case DuplicateEnqueue:
+		if c.deliver(ctx, sr, job1, faults.Plan{}, false) {
+			c.deliver(ctx, sr, job2, faults.Plan{}, false)
+		}
+	}
+
+	snap, err := c.db.Snapshot(ctx, c.cfg.snapshot...)
+	if err != nil {
+		return nil, fmt.Errorf("twice: internal error: reading the database: %w", err)
+	}
+	sr.Snapshot = snap
+	sr.Effects = c.log.Effects()
+	sr.Foreign = append(c.worker.TakeForeign(), c.takeForeign()...)
+	return sr, nil
+}
+
+func (c *checker) next(sr *scenarioRun, jobID string) int {
+	sr.numbers[jobID]++
+	return sr.numbers[jobID]
+}
+
+// deliver plays the queue for one job ID: it delivers the job until an
+// attempt succeeds, as an at-least-once queue does. The first attempt runs
+// under first; ackLost crashes it after it returns. It reports whether the
+// job ended acknowledged.
+func (c *checker) deliver(ctx context.Context, sr *scenarioRun, jobID string, first faults.Plan, ackLost bool) bool {
+	for n := 1; n <= c.cfg.maxDeliveries; n++ {
+		p, lost := faults.Plan{}, false
+		if n == 1 {
+			p, lost = first, ackLost
+		}
+		rec := c.runAttempt(ctx, jobID, c.next(sr, jobID), p, lost)
+		sr.Attempts = append(sr.Attempts, rec)
+		switch {
+		case rec.Panic != "":
+			sr.Problems = append(sr.Problems, fmt.Sprintf("%s panicked (a queue would redeliver it; the check stops here):\n%s", attemptName(rec), indent(rec.Panic, "  ")))
+			return false
+		case rec.Hung:
+			sr.Problems = append(sr.Problems, hungProblem(rec, c.cfg.attemptTimeout))
+			return false
+		case rec.Crashed || rec.Err != nil:
+			continue
+		}
+		return true
+	}
+	last := sr.Attempts[len(sr.Attempts)-1]
+	why := "it crashed"
+	if last.Err != nil {
+		why = "it returned: " + last.Err.Error()
+	}
+	sr.Problems = append(sr.Problems, fmt.Sprintf("%s never succeeded: the queue gave up after %d deliveries; the last time %s", jobID, c.cfg.maxDeliveries, why))
+	return false
+}
+
+func (c *checker) seed(ctx context.Context) error {
+	if c.job.Seed == nil {
+		return nil
+	}
+	err := pgx.BeginFunc(ctx, c.db.Pool(), func(tx pgx.Tx) error { return c.job.Seed(ctx, tx) })
+	if err != nil {
+		return fmt.Errorf("twice: the seed data failed to insert: %w\n(Job.Seed runs on the migrated schema before every scenario: fix the seed or the schema)", err)
+	}
+	return nil
+}
+
+func (c *checker) takeForeign() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	f := c.foreign
+	c.foreign = nil
+	return f
+}
+
+// gate makes effect calls points of the attempt in their context.
+type gate struct{ c *checker }
+
+func (g gate) Before(ctx context.Context, call effects.Call) (effects.Origin, error) {
+	run := faults.FromContext(ctx)
+	a := attemptOf(ctx)
+	if run == nil || a == nil {
+		g.c.mu.Lock()
+		g.c.foreign = append(g.c.foreign, call.Label)
+		g.c.mu.Unlock()
+		return effects.Origin{}, faults.ErrForeignContext
+	}
+	s, err := run.Enter(ctx, faults.Effect, faults.Label(call.Label))
+	if err != nil {
+		return effects.Origin{}, err
+	}
+	return effects.Origin{JobID: a.JobID, Attempt: a.Number, Point: s.Index}, nil
+}
+
+func (g gate) After(context.Context, effects.Call) error { return nil }

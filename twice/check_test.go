@@ -1,0 +1,157 @@
+package twice_test
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"github.com/twicekit/twicekit/effects"
+	"github.com/twicekit/twicekit/pgfixture"
+	"github.com/twicekit/twicekit/twice"
+)
+
+func TestMain(m *testing.M) {
+	code := pgfixture.Main(m)
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			os.Stderr.WriteString("goleak: " + err.Error() + "\n")
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+// findingTokens runs a check and returns the tokens of the scenarios that
+// broke a promise.
+func findingTokens(t *testing.T, job twice.Job, opts ...twice.Option) (*twice.Report, []string) {
+	t.Helper()
+	rep := twice.Check(context.Background(), job, opts...)
+	require.NoError(t, rep.Err)
+	var tokens []string
+	for _, f := range rep.Findings {
+		tokens = append(tokens, f.Token)
+	}
+	return rep, tokens
+}
+
+func TestIncrementIsFlaggedBySequentialAndLedgerPasses(t *testing.T) {
+	t.Parallel()
+	rep, tokens := findingTokens(t, loyaltyJob("increment points", incrementPoints))
+	require.Equal(t, []string{"sequential", "crash@end", "duplicate-enqueue"}, tokens)
+	f := rep.Findings[0]
+	require.Equal(t, "not idempotent: sequential: the ack was lost and the same job was delivered again", f.Headline)
+	require.Len(t, f.Database, 1)
+	require.Equal(t, "customers", f.Database[0].Table)
+
+	rep, tokens = findingTokens(t, loyaltyJob("ledger CTE", ledgerCTE))
+	require.Empty(t, tokens, rep.String())
+	require.Equal(t, []string{"sequential", "crash@1", "crash@end", "duplicate-enqueue"}, rep.Tokens())
+}
+
+func TestCrashBetweenTwoStatementsIsALostUpdate(t *testing.T) {
+	t.Parallel()
+	rep, tokens := findingTokens(t, loyaltyJob("ledger, two statements", ledgerTwoStatements))
+	require.Equal(t, []string{"crash@2"}, tokens, rep.String())
+	require.Contains(t, rep.Findings[0].Headline, "crash before point 2 of 2 (UPDATE customers SET points = points + 50 WHERE id = $1), then redelivery")
+
+	rep, tokens = findingTokens(t, loyaltyJob("ledger, one transaction", ledgerInTransaction))
+	require.Empty(t, tokens, rep.String())
+	require.Equal(t, []string{"sequential", "crash@1", "crash@2", "crash@3", "crash@4", "crash@end", "duplicate-enqueue"}, rep.Tokens())
+}
+
+func TestSendThenMarkDuplicatesUnderExactlyOnce(t *testing.T) {
+	t.Parallel()
+	job := ordersJob("receipt: send, then mark", sendThenMark)
+	rep, tokens := findingTokens(t, job)
+	require.Equal(t, []string{"crash@3"}, tokens, rep.String())
+	require.Equal(t, []string{`email ann@example.com "Your receipt for order 9812": want 1, got 2 (exactly-once)`},
+		mismatchStrings(rep.Findings[0].Effects))
+
+	rep, tokens = findingTokens(t, job, twice.EffectPolicy("email", effects.AtLeastOnce))
+	require.Empty(t, tokens, rep.String())
+}
+
+func TestMarkThenSendLosesEmailUnderExactlyOnce(t *testing.T) {
+	t.Parallel()
+	job := ordersJob("invoice: mark, then send", markThenSend)
+	norm := twice.Normalize("invoices.email_sent_at", setOrNull)
+	rep, tokens := findingTokens(t, job, norm)
+	require.Equal(t, []string{"crash@2"}, tokens, rep.String())
+	require.Equal(t, []string{`email billing@example.com "Invoice 381": want 1, got 0 (exactly-once)`},
+		mismatchStrings(rep.Findings[0].Effects))
+
+	rep, tokens = findingTokens(t, job, norm, twice.EffectPolicy("email", effects.AtMostOnce))
+	require.Empty(t, tokens, rep.String())
+}
+
+func TestProcessedJobsIsFlaggedOnlyByDuplicateEnqueue(t *testing.T) {
+	t.Parallel()
+	job := loyaltyJob("processed_jobs", processedJobs)
+	rep, tokens := findingTokens(t, job)
+	require.Equal(t, []string{"duplicate-enqueue"}, tokens, rep.String())
+
+	rep, tokens = findingTokens(t, job, twice.WithoutDuplicateEnqueue("enqueued in the order's transaction"))
+	require.Empty(t, tokens, rep.String())
+	require.Contains(t, rep.String(), "duplicate enqueue not checked: enqueued in the order's transaction")
+}
+
+func TestAdvanceStatusIsFlaggedMakeDeliveredPasses(t *testing.T) {
+	t.Parallel()
+	_, tokens := findingTokens(t, ordersJob("advance status", advanceStatus))
+	require.Equal(t, []string{"sequential", "crash@end", "duplicate-enqueue"}, tokens)
+	rep, tokens := findingTokens(t, ordersJob("make delivered", makeDelivered))
+	require.Empty(t, tokens, rep.String())
+}
+
+func TestBadJobsGetClearMessages(t *testing.T) {
+	t.Parallel()
+	t.Run("hangs", func(t *testing.T) {
+		rep, tokens := findingTokens(t, loyaltyJob("hangs", hangs), twice.AttemptTimeout(200*time.Millisecond))
+		require.Equal(t, []string{"once"}, tokens)
+		require.Equal(t, "an attempt hung: the reference run (one clean delivery)", rep.Findings[0].Headline)
+		require.Equal(t, []string{"attempt 1 of job-1 hung after point 1 (SELECT 1); its connections were cut and its context cancelled"}, rep.Findings[0].Problems)
+	})
+	t.Run("panics", func(t *testing.T) {
+		rep, tokens := findingTokens(t, loyaltyJob("panics", panics))
+		require.Equal(t, []string{"once"}, tokens)
+		p := rep.Findings[0].Problems[0]
+		require.True(t, strings.HasPrefix(p, "attempt 1 of job-1 panicked:\n  panic: assignment to entry in nil map\n"), p)
+		require.Contains(t, p, "twice_test.panics(...)\n          jobs_test.go:")
+	})
+	t.Run("background context", func(t *testing.T) {
+		rep, tokens := findingTokens(t, loyaltyJob("background ctx", backgroundContext))
+		require.Equal(t, []string{"once"}, tokens)
+		require.Contains(t, rep.String(), "the job bypassed its handles")
+		require.Contains(t, rep.String(), "UPDATE customers SET points = 50 WHERE id = $1")
+	})
+	t.Run("never succeeds", func(t *testing.T) {
+		rep, tokens := findingTokens(t, loyaltyJob("fails", failsEveryTime), twice.Only("sequential"))
+		require.Equal(t, []string{"sequential"}, tokens)
+		require.Equal(t, []string{"job-1 never succeeded: the queue gave up after 5 deliveries; the last time it returned: payment provider unavailable (delivery 6)"}, rep.Findings[0].Problems)
+	})
+	t.Run("seed fails", func(t *testing.T) {
+		job := loyaltyJob("bad seed", ledgerCTE)
+		job.Seed = twice.SeedSQL(`INSERT INTO customers (id) VALUES (1)`)
+		rep := twice.Check(context.Background(), job)
+		require.Error(t, rep.Err)
+		require.Contains(t, rep.Err.Error(), "twice: the seed data failed to insert: seed statement 1:")
+		require.Contains(t, rep.Err.Error(), `null value in column "name"`)
+	})
+	t.Run("unknown token", func(t *testing.T) {
+		rep := twice.Check(context.Background(), loyaltyJob("ledger", ledgerCTE), twice.Only("crash@9"))
+		require.EqualError(t, rep.Err, `twice: no scenario "crash@9" for this job (its reference run has 1 points); the scenarios are: sequential, crash@1, crash@end, duplicate-enqueue`)
+	})
+}
+
+func mismatchStrings(ms []effects.Mismatch) []string {
+	var out []string
+	for _, m := range ms {
+		out = append(out, m.String())
+	}
+	return out
+}

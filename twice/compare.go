@@ -1,0 +1,157 @@
+package twice
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/twicekit/twicekit/effects"
+	"github.com/twicekit/twicekit/pgfixture"
+)
+
+// Finding is one scenario whose outcome broke a promise: the database or the
+// effects differ from one clean run, or the job panicked, hung, never
+// succeeded or bypassed its handles.
+type Finding struct {
+	Scenario Scenario
+	// Headline names the broken promise and the scenario.
+	Headline string
+	// Timeline lists the attempts of the scenario and their points.
+	Timeline string
+	// Database lists the tables whose rows differ from the reference run.
+	Database []pgfixture.TableDiff
+	// Effects lists the effects whose counts break their policy.
+	Effects []effects.Mismatch
+	// Problems lists panics, hangs, give-ups and foreign contexts, in words.
+	Problems []string
+	// Hints say which way the job chose to be wrong and how to fix it.
+	Hints []string
+	// Token replays exactly this scenario (-twice.run=TOKEN).
+	Token string
+}
+
+// compare checks a scenario against the reference run.
+func compare(ref, sr *scenarioRun, cfg *config) *Finding {
+	f := &Finding{
+		Scenario: sr.Scenario,
+		Database: pgfixture.Diff(ref.Snapshot, sr.Snapshot),
+		Effects:  effects.Compare(ref.Effects, sr.Effects, cfg.policies),
+		Problems: append([]string(nil), sr.Problems...),
+		Token:    sr.Scenario.Token(),
+	}
+	if len(sr.Foreign) > 0 {
+		f.Problems = append(f.Problems, foreignProblem(sr.Foreign))
+	}
+	if len(f.Database) == 0 && len(f.Effects) == 0 && len(f.Problems) == 0 {
+		return nil
+	}
+	f.Hints = effects.Diagnose(ref.Effects, sr.Effects, sr.Rejected...)
+	for _, m := range f.Effects {
+		f.Hints = append(f.Hints, effects.Explain(m))
+	}
+	f.Headline = headline(f, sr)
+	f.Timeline = timeline(sr)
+	return f
+}
+
+// referenceFinding reports a job that cannot even run once cleanly.
+func referenceFinding(ref *scenarioRun, first attemptRecord) *Finding {
+	f := &Finding{Scenario: ref.Scenario, Token: ref.Scenario.Token()}
+	switch {
+	case first.Panic != "":
+		f.Problems = append(f.Problems, fmt.Sprintf("%s panicked:\n%s", attemptName(first), indent(first.Panic, "  ")))
+	case first.Hung:
+		f.Problems = append(f.Problems, hungProblem(first, 0))
+	case first.Err != nil && len(ref.Foreign) == 0:
+		f.Problems = append(f.Problems, fmt.Sprintf("the job failed on a clean run: %v\n(the reference run must succeed once before twice can compare anything with it)", first.Err))
+	}
+	if len(ref.Foreign) > 0 {
+		f.Problems = append(f.Problems, foreignProblem(ref.Foreign))
+	}
+	if len(f.Problems) == 0 {
+		return nil
+	}
+	f.Headline = headline(f, ref)
+	f.Timeline = timeline(ref)
+	return f
+}
+
+func headline(f *Finding, sr *scenarioRun) string {
+	var promises []string
+	add := func(p string) {
+		for _, q := range promises {
+			if q == p {
+				return
+			}
+		}
+		promises = append(promises, p)
+	}
+	for _, p := range f.Problems {
+		switch {
+		case strings.Contains(p, " panicked"):
+			add("the job panicked")
+		case strings.Contains(p, " hung "):
+			add("an attempt hung")
+		case strings.Contains(p, "never succeeded"):
+			add("the job never succeeded")
+		case strings.Contains(p, "not the attempt's"):
+			add("the job bypassed its handles")
+		case strings.Contains(p, "failed on a clean run"):
+			add("the job failed on a clean run")
+		}
+	}
+	if len(f.Database) > 0 || len(f.Effects) > 0 {
+		add("not idempotent")
+	}
+	return strings.Join(promises, "; ") + ": " + sr.Scenario.Describe(crashLabel(sr))
+}
+
+// crashLabel is the label of the point a CrashBefore scenario crashed at.
+func crashLabel(sr *scenarioRun) string {
+	for _, a := range sr.Attempts {
+		if a.Crashed && a.CrashAt.Index > 0 {
+			return a.CrashAt.Label
+		}
+	}
+	return ""
+}
+
+func attemptName(a attemptRecord) string {
+	return fmt.Sprintf("attempt %d of %s", a.Number, a.JobID)
+}
+
+func hungProblem(a attemptRecord, timeout time.Duration) string {
+	where := "before its first point"
+	if n := len(a.Steps); n > 0 {
+		where = fmt.Sprintf("after point %d (%s)", n, a.Steps[n-1].Label)
+	}
+	s := fmt.Sprintf("%s hung %s", attemptName(a), where)
+	if timeout > 0 {
+		s += fmt.Sprintf(": still running after %s (AttemptTimeout)", timeout)
+	}
+	s += "; its connections were cut and its context cancelled"
+	if a.Leaked {
+		s += ", and it still did not return: it waits on something other than its context (a channel, a mutex, time.Sleep)"
+	}
+	return s
+}
+
+func foreignProblem(labels []string) string {
+	var b strings.Builder
+	b.WriteString("the job used a context that is not the attempt's; these calls were refused:")
+	for _, l := range labels {
+		b.WriteString("\n    " + l)
+	}
+	b.WriteString("\n  pass the ctx the job was given to every query and effect call (not context.Background() or a context of your own)")
+	return b.String()
+}
+
+func indent(s, prefix string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if l != "" {
+			lines[i] = prefix + l
+		}
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,29 @@
+// Package twice checks that a background job is safe to run more than once.
+//
+// An at-least-once queue delivers a job again when its worker crashed after
+// the work and before the ack, when the ack was lost, when the producer
+// enqueued it twice, or when a human redrives it. Check plays that queue
+// against a real PostgreSQL: it runs the job once on a fresh database as the
+// reference, then in every scenario, and compares each scenario's rows and
+// external effects with the reference.
+//
+//	func TestRewardOrder(t *testing.T) {
+//	    twice.AssertIdempotent(t, rewardOrderJob(9812))
+//	}
+//
+// Index:
+//   - [Job], [Attempt], [SeedSQL]: the job under test and what one delivery gets.
+//   - [Check]: the pure check; it returns a [Report] and never fails a test.
+//   - [AssertIdempotent] (Fatalf) and [ExpectIdempotent] (Errorf): the same
+//     check for tests, through the small [TB] interface.
+//   - [Scenario], [ScenarioKind]: once, sequential (ack lost), crash before
+//     each point, crash after the last point, duplicate enqueue.
+//   - [Report], [Finding]: what broke, with the timeline, the database diff,
+//     the effects diff and the one line that replays it.
+//   - Options: [EffectPolicy], [IgnoreColumns], [Normalize],
+//     [SnapshotOptions], [WithoutDuplicateEnqueue], [AttemptTimeout],
+//     [MaxDeliveries], [Only], [OnServer], [TestName].
+//
+// Settings: -twice.run=TOKEN (or TWICE_RUN) runs only the scenario a replay
+// line names. PostgreSQL is found as package pgfixture describes.
+package twice

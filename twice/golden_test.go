@@ -1,0 +1,72 @@
+package twice_test
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/twicekit/twicekit/effects"
+	"github.com/twicekit/twicekit/twice"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden failure messages in testdata/")
+
+// golden compares got with testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		require.NoError(t, os.MkdirAll("testdata", 0o755))
+		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "run go test ./twice -run %s -update to write it", t.Name())
+	require.Equal(t, string(want), got)
+}
+
+func TestAssertFailsWithTheReport(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		job  twice.Job
+		opts []twice.Option
+	}{
+		{"two_statements", loyaltyJob("ledger, two statements", ledgerTwoStatements), nil},
+		{"increment", loyaltyJob("increment points", incrementPoints), nil},
+		{"send_then_mark", ordersJob("receipt: send, then mark", sendThenMark), nil},
+		{"mark_then_send", ordersJob("invoice: mark, then send", markThenSend), []twice.Option{twice.Normalize("invoices.email_sent_at", setOrNull)}},
+		{"panics", loyaltyJob("panics", panics), nil},
+		{"background_context", loyaltyJob("background ctx", backgroundContext), nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			tb := &fakeTB{name: "TestRewardOrder/" + c.name}
+			twice.AssertIdempotent(tb, c.job, c.opts...)
+			require.Empty(t, tb.errors, "AssertIdempotent fails with Fatalf only")
+			require.Len(t, tb.fatals, 1)
+			require.Len(t, tb.logs, 1)
+			require.True(t, strings.HasPrefix(tb.logs[0], "twice: kept the check's database for inspection: postgres://"), tb.logs[0])
+			golden(t, c.name+".txt", tb.fatals[0]+"\n")
+
+			tb = &fakeTB{name: "TestRewardOrder/" + c.name}
+			require.False(t, twice.ExpectIdempotent(tb, c.job, c.opts...))
+			require.Empty(t, tb.fatals, "ExpectIdempotent fails with Errorf only")
+			require.Len(t, tb.errors, 1)
+			golden(t, c.name+".txt", tb.errors[0]+"\n")
+		})
+	}
+}
+
+func TestAssertPassesQuietly(t *testing.T) {
+	t.Parallel()
+	tb := &fakeTB{name: "TestRewardOrder"}
+	twice.AssertIdempotent(tb, loyaltyJob("ledger CTE", ledgerCTE))
+	require.True(t, twice.ExpectIdempotent(tb, ordersJob("receipt", sendThenMark), twice.EffectPolicy("email", effects.AtLeastOnce)))
+	require.Empty(t, tb.fatals)
+	require.Empty(t, tb.errors)
+	require.Empty(t, tb.logs)
+}

@@ -1,0 +1,68 @@
+package twice
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/twicekit/twicekit/effects"
+	"github.com/twicekit/twicekit/pgfixture"
+)
+
+// Job is a background job under test: its schema, the data every scenario
+// starts from, and the function a queue worker would call for one delivery.
+type Job struct {
+	// Name names the job in reports; it defaults to "job".
+	Name string
+	// Schema is the job's database schema (migrations).
+	Schema pgfixture.Schema
+	// Seed inserts the data every scenario starts from, in one transaction on
+	// a database in the migrated state. Nil: the migrated state as it is.
+	Seed func(ctx context.Context, tx pgx.Tx) error
+	// Run is one delivery of the job. It must use ctx and the handles of a
+	// for every statement and effect call: that is how the check sees its
+	// points. A non-nil error asks the queue to deliver the job again.
+	Run func(ctx context.Context, a *Attempt) error
+}
+
+// SeedSQL returns a Seed that runs each statement in order.
+func SeedSQL(statements ...string) func(ctx context.Context, tx pgx.Tx) error {
+	return func(ctx context.Context, tx pgx.Tx) error {
+		for i, s := range statements {
+			if _, err := tx.Exec(ctx, s); err != nil {
+				return fmt.Errorf("seed statement %d: %w", i+1, err)
+			}
+		}
+		return nil
+	}
+}
+
+// Attempt is one delivery of one job, with everything the job may touch.
+// Jobs must use these handles and the context they were given; a statement
+// or effect call made any other way is reported, not silently missed.
+type Attempt struct {
+	// JobID is the queue's ID of the job. Redeliveries keep it; a producer
+	// that enqueued the same payload twice gives the copy another ID.
+	JobID string
+	// Number counts the deliveries of this job ID, from 1.
+	Number int
+	// Pool is a pgx pool on the check's database.
+	Pool *pgxpool.Pool
+	// DB is a *sql.DB on the same database (pgx's database/sql driver).
+	DB *sql.DB
+	// Mailer sends email; it deduplicates nothing, as email providers do.
+	Mailer *effects.Mailer
+	// Webhooks posts webhooks to a sink without deduplication.
+	Webhooks *effects.WebhookSink
+
+	clock func() time.Time
+}
+
+// Now is the time on the check's clock: a fixed start that only moves when a
+// scenario says so (a late redrive). Jobs that need the time should read it
+// here, so every scenario sees the same times.
+func (a *Attempt) Now() time.Time { return a.clock() }

@@ -1,0 +1,117 @@
+package twice
+
+import (
+	"time"
+
+	"github.com/twicekit/twicekit/effects"
+	"github.com/twicekit/twicekit/pgfixture"
+)
+
+// Option changes how a check runs or compares. Options compose; later ones
+// win where they set the same thing.
+type Option interface{ apply(*config) }
+
+type optionFunc func(*config)
+
+func (f optionFunc) apply(c *config) { f(c) }
+
+type config struct {
+	policies       effects.Policies
+	snapshot       []pgfixture.SnapshotOption
+	dupEnqueueOff  string
+	attemptTimeout time.Duration
+	maxDeliveries  int
+	only           string
+	server         *pgfixture.Server
+	testName       string
+	start          time.Time
+	sqlDriver      string
+}
+
+// Defaults.
+const (
+	DefaultAttemptTimeout = 10 * time.Second
+	DefaultMaxDeliveries  = 5
+)
+
+// The check's clock starts here in every scenario.
+var clockStart = time.Date(2026, time.October, 12, 9, 0, 0, 0, time.UTC)
+
+func newConfig(opts []Option) *config {
+	c := &config{
+		policies:       effects.Policies{},
+		attemptTimeout: DefaultAttemptTimeout,
+		maxDeliveries:  DefaultMaxDeliveries,
+		start:          clockStart,
+		only:           runFlag(),
+	}
+	for _, o := range opts {
+		if o != nil {
+			o.apply(c)
+		}
+	}
+	return c
+}
+
+// EffectPolicy declares how often an effect of kind ("email", "payment",
+// "webhook") may happen compared with one clean run: effects.ExactlyOnce (the
+// default), effects.AtLeastOnce ("a rare duplicate beats a missing one") or
+// effects.AtMostOnce. The check verifies the policy under every scenario.
+func EffectPolicy(kind string, p effects.Policy) Option {
+	return optionFunc(func(c *config) { c.policies[kind] = p })
+}
+
+// IgnoreColumns leaves columns ("table.column") out of the database comparison,
+// in addition to those filled by volatile defaults.
+func IgnoreColumns(cols ...string) Option {
+	return optionFunc(func(c *config) {
+		c.snapshot = append(c.snapshot, pgfixture.IgnoreColumns(cols...))
+	})
+}
+
+// Normalize rewrites a column's printed value before comparing.
+func Normalize(col string, f func(string) string) Option {
+	return optionFunc(func(c *config) { c.snapshot = append(c.snapshot, pgfixture.Normalize(col, f)) })
+}
+
+// SnapshotOptions passes options to the database comparison.
+func SnapshotOptions(opts ...pgfixture.SnapshotOption) Option {
+	return optionFunc(func(c *config) { c.snapshot = append(c.snapshot, opts...) })
+}
+
+// WithoutDuplicateEnqueue switches off the duplicate-enqueue scenario. The
+// reason is required and printed with every report (for example "enqueued in
+// the same transaction as the order, so the producer cannot enqueue twice").
+func WithoutDuplicateEnqueue(reason string) Option {
+	return optionFunc(func(c *config) { c.dupEnqueueOff = reason })
+}
+
+// AttemptTimeout bounds one attempt; an attempt still running then is
+// reported as hung, with the point where it hung. Default 10s.
+func AttemptTimeout(d time.Duration) Option {
+	return optionFunc(func(c *config) { c.attemptTimeout = d })
+}
+
+// MaxDeliveries bounds how often the queue delivers one job when attempts
+// crash or return errors; hitting it is a finding. Default 5.
+func MaxDeliveries(n int) Option {
+	return optionFunc(func(c *config) { c.maxDeliveries = n })
+}
+
+// Only runs just the scenario with this token (as printed on a report's
+// replay line) after the reference run. The -twice.run flag and TWICE_RUN do
+// the same from the command line.
+func Only(token string) Option {
+	return optionFunc(func(c *config) { c.only = token })
+}
+
+// OnServer runs the check on s instead of the process's shared server.
+func OnServer(s *pgfixture.Server) Option {
+	return optionFunc(func(c *config) { c.server = s })
+}
+
+// TestName names the test on the report's replay line; AssertIdempotent
+// sets it from the TB.
+func TestName(name string) Option {
+	return optionFunc(func(c *config) { c.testName = name })
+}

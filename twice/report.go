@@ -1,0 +1,171 @@
+package twice
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/twicekit/twicekit/pgfixture"
+)
+
+// Report is the outcome of a check. Its text is a deterministic function of
+// the job and the scenarios: no times, process IDs or database names.
+type Report struct {
+	// Job is the job's name.
+	Job string
+	// Findings lists the scenarios that broke a promise, in the order they ran.
+	Findings []Finding
+	// Err is set when the check itself could not run: no PostgreSQL, a broken
+	// migration, seed data that does not insert, or an internal error.
+	Err error
+	// KeptDatabase is the masked URL of the database kept for a failed check.
+	KeptDatabase string
+
+	// Reference and Scenarios are what the check saw.
+	Reference *scenarioRun
+	Scenarios []*scenarioRun
+
+	testName      string
+	dupEnqueueOff string
+}
+
+// OK reports whether the check ran and every scenario kept every promise.
+func (r *Report) OK() bool { return r.Err == nil && len(r.Findings) == 0 }
+
+// Tokens lists the scenarios that ran, in order.
+func (r *Report) Tokens() []string {
+	var t []string
+	for _, s := range r.Scenarios {
+		t = append(t, s.Scenario.Token())
+	}
+	return t
+}
+
+// String is the report as a test failure prints it: the first finding in
+// full, the others by headline with their replay tokens.
+func (r *Report) String() string {
+	if r.Err != nil {
+		return r.Err.Error()
+	}
+	if len(r.Findings) == 0 {
+		s := fmt.Sprintf("twice: %s: idempotent in %d scenarios (%s)", r.Job, len(r.Scenarios), strings.Join(r.Tokens(), ", "))
+		if r.dupEnqueueOff != "" {
+			s += "\nduplicate enqueue not checked: " + r.dupEnqueueOff
+		}
+		return s
+	}
+	var b strings.Builder
+	total := len(r.Scenarios)
+	if total == 0 {
+		total = 1
+	}
+	fmt.Fprintf(&b, "twice: %s: %d of %d scenarios broke a promise\n\n", r.Job, len(r.Findings), total)
+	f := r.Findings[0]
+	b.WriteString(f.Headline + "\n")
+	b.WriteString("\n" + f.Timeline)
+	for _, p := range f.Problems {
+		b.WriteString("\n" + p + "\n")
+	}
+	if len(f.Database) > 0 {
+		b.WriteString("\ndatabase (- want, + got):\n")
+		b.WriteString(indent(strings.TrimRight(pgfixture.FormatDiff(f.Database), "\n"), "  ") + "\n")
+	}
+	if len(f.Effects) > 0 {
+		b.WriteString("\neffects (want is one clean run):\n")
+		for _, m := range f.Effects {
+			b.WriteString("  " + m.String() + "\n")
+		}
+	}
+	if len(f.Hints) > 0 {
+		b.WriteString("\nwhy:\n")
+		for _, h := range f.Hints {
+			b.WriteString("  " + h + "\n")
+		}
+	}
+	b.WriteString("\nreplay: " + replayLine(r.testName, f.Token) + "\n")
+	if len(r.Findings) > 1 {
+		b.WriteString("\nalso broken:\n")
+		for _, g := range r.Findings[1:] {
+			fmt.Fprintf(&b, "  %s [-twice.run=%s]\n", g.Headline, g.Token)
+		}
+	}
+	if r.dupEnqueueOff != "" {
+		b.WriteString("\nduplicate enqueue not checked: " + r.dupEnqueueOff + "\n")
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// timeline prints the attempts of a scenario, one point a line.
+func timeline(sr *scenarioRun) string {
+	var b strings.Builder
+	b.WriteString("timeline:\n")
+	for _, a := range sr.Attempts {
+		fmt.Fprintf(&b, "  %s:\n", attemptName(a))
+		for _, s := range a.Steps {
+			fmt.Fprintf(&b, "    %3d  %s\n", s.Index, s.Label)
+		}
+		switch {
+		case a.Panic != "":
+			b.WriteString("         panicked\n")
+		case a.Hung:
+			b.WriteString("         hung\n")
+		case a.AckLost:
+			b.WriteString("         returned; CRASH before the ack\n")
+		case a.Crashed && a.CrashAt.Index > 0:
+			fmt.Fprintf(&b, "    %3d  CRASH before %s\n", a.CrashAt.Index, a.CrashAt.Label)
+		case a.Crashed:
+			fmt.Fprintf(&b, "         CRASH (%s)\n", a.Reason)
+		case a.Err != nil:
+			fmt.Fprintf(&b, "         returned error: %s\n", oneLine(a.Err.Error()))
+		default:
+			b.WriteString("         done\n")
+		}
+	}
+	return b.String()
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+var (
+	pkgOnce sync.Once
+	pkgPath string
+)
+
+// packageArg is the test's package relative to its module root ("./x/y"),
+// or "." when it cannot tell.
+func packageArg() string {
+	pkgOnce.Do(func() {
+		pkgPath = "."
+		wd, err := os.Getwd()
+		if err != nil {
+			return
+		}
+		for dir := wd; ; dir = filepath.Dir(dir) {
+			if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+				if rel, err := filepath.Rel(dir, wd); err == nil && rel != "." {
+					pkgPath = "./" + filepath.ToSlash(rel)
+				}
+				return
+			}
+			if filepath.Dir(dir) == dir {
+				return
+			}
+		}
+	})
+	return pkgPath
+}
+
+// replayLine is the one command that replays a scenario.
+func replayLine(testName, token string) string {
+	if testName == "" {
+		return "TWICE_RUN=" + token + " (the scenario's token; or pass twice.Only(\"" + token + "\"))"
+	}
+	parts := strings.Split(testName, "/")
+	for i, p := range parts {
+		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
+	}
+	return fmt.Sprintf("go test %s -run '%s' -twice.run=%s", packageArg(), strings.Join(parts, "/"), token)
+}
