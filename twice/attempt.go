@@ -38,63 +38,87 @@ func attemptOf(ctx context.Context) *Attempt {
 // is cancelled and its connections cut, before it is left behind.
 const graceAfterCancel = 2 * time.Second
 
-// runAttempt runs one delivery of the job on the check's worker.
+// runAttempt runs one delivery of the job on the check's worker and waits
+// for it (at most the attempt timeout). ackLost crashes the attempt after its
+// job function returned, before the ack.
 func (c *checker) runAttempt(ctx context.Context, jobID string, number int, plan faults.Plan, ackLost bool) attemptRecord {
+	return c.startAttempt(ctx, c.worker, jobID, number, plan).wait(c.cfg.attemptTimeout, ackLost)
+}
+
+// runningAttempt is an attempt whose job function runs on its own goroutine.
+type runningAttempt struct {
+	c      *checker
+	worker *faults.Worker
+	run    *faults.Run
+	rec    attemptRecord
+	done   chan attemptResult
+}
+
+type attemptResult struct {
+	err   error
+	panic string
+}
+
+// startAttempt starts one delivery of the job on worker w and returns at once.
+func (c *checker) startAttempt(ctx context.Context, w *faults.Worker, jobID string, number int, plan faults.Plan) *runningAttempt {
 	name := fmt.Sprintf("attempt %d of %s", number, jobID)
 	rctx, run := faults.Start(ctx, name, plan)
-	run.OnCrash(c.worker.Cut)
+	run.OnCrash(w.Cut)
 	a := &Attempt{
 		JobID:    jobID,
 		Number:   number,
-		Pool:     c.worker.Pool,
-		DB:       c.worker.DB,
+		Pool:     w.Pool,
+		DB:       w.DB,
 		Mailer:   c.mailer,
 		Webhooks: c.webhooks,
 		clock:    c.now,
 	}
 	rctx = context.WithValue(rctx, attemptKey{}, a)
-
-	type result struct {
-		err   error
-		panic string
-	}
-	done := make(chan result, 1)
+	ra := &runningAttempt{c: c, worker: w, run: run, rec: attemptRecord{JobID: jobID, Number: number}, done: make(chan attemptResult, 1)}
 	go func() {
 		defer func() {
 			if p := recover(); p != nil {
-				done <- result{panic: fmt.Sprintf("panic: %v\n%s", p, cleanStack(string(debug.Stack())))}
+				ra.done <- attemptResult{panic: fmt.Sprintf("panic: %v\n%s", p, cleanStack(string(debug.Stack())))}
 			}
 		}()
-		done <- result{err: c.job.Run(rctx, a)}
+		ra.done <- attemptResult{err: c.job.Run(rctx, a)}
 	}()
+	return ra
+}
 
-	rec := attemptRecord{JobID: jobID, Number: number}
-	timer := time.NewTimer(c.cfg.attemptTimeout)
-	var res result
+// Run is the attempt's run, for a scheduler.
+func (ra *runningAttempt) Run() *faults.Run { return ra.run }
+
+// wait waits for the job function to return, at most timeout; an attempt
+// still running then is crashed and reported as hung.
+func (ra *runningAttempt) wait(timeout time.Duration, ackLost bool) attemptRecord {
+	rec := ra.rec
+	timer := time.NewTimer(timeout)
+	var res attemptResult
 	select {
-	case res = <-done:
+	case res = <-ra.done:
 		timer.Stop()
 	case <-timer.C:
 		rec.Hung = true
-		run.Crash(fmt.Sprintf("hung for %s", c.cfg.attemptTimeout))
+		ra.run.Crash(fmt.Sprintf("hung for %s", timeout))
 		grace := time.NewTimer(graceAfterCancel)
 		select {
-		case res = <-done:
+		case res = <-ra.done:
 			grace.Stop()
 		case <-grace.C:
 			rec.Leaked = true
 		}
 	}
 	if ackLost && !rec.Hung && res.panic == "" {
-		run.Crash("crashed after the last point, before the ack")
+		ra.run.Crash("crashed after the last point, before the ack")
 		rec.AckLost = true
 	}
-	run.Finish()
-	rec.Steps = run.Steps()
-	rec.Crashed, rec.CrashAt, rec.Reason = run.Crashed()
+	ra.run.Finish()
+	rec.Steps = ra.run.Steps()
+	rec.Crashed, rec.CrashAt, rec.Reason = ra.run.Crashed()
 	rec.Err, rec.Panic = res.err, res.panic
 	if rec.Crashed {
-		c.worker.Heal()
+		ra.worker.Heal()
 	}
 	return rec
 }
@@ -128,7 +152,7 @@ func cleanStack(stack string) string {
 		if !started {
 			continue
 		}
-		if strings.Contains(fn, "twicekit/twice.(*checker).runAttempt") {
+		if strings.Contains(fn, "twicekit/twice.(*checker).startAttempt") || strings.HasPrefix(fn, "created by ") {
 			break
 		}
 		fn = stackArgs.ReplaceAllString(fn, "(...)")
