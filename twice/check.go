@@ -129,6 +129,9 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 		rep.Err = err
 		return
 	}
+	if c.cfg.pick != nil && c.cfg.only == "" {
+		scenarios = c.cfg.pick(scenarios)
+	}
 	for _, s := range scenarios {
 		s.Of = len(first.Steps)
 		sr, err := c.scenario(ctx, s)

@@ -26,6 +26,9 @@ type config struct {
 	testName       string
 	start          time.Time
 	sqlDriver      string
+	// pick, when set, chooses which of the planned scenarios run (a rapid
+	// check draws them); nil runs them all.
+	pick func(all []Scenario) []Scenario
 }
 
 // Defaults.
