@@ -11,6 +11,10 @@ import (
 // the call it made was refused and never reached the world.
 var ErrCrashed = errors.New("twice: the attempt was crashed here by the check (fail-stop); nothing after this point reaches the world")
 
+// ErrReplyLost is what a job gets when the check loses the reply of an effect
+// call that the provider applied (a timeout, a 5xx from a proxy).
+var ErrReplyLost = errors.New("twice: the reply was lost: the provider applied the call, but the job saw a timeout")
+
 // ErrForeignContext is returned when a statement or effect call carries a
 // context that belongs to no attempt.
 var ErrForeignContext = errors.New("twice: the job used a context that is not the attempt's: pass the ctx the job was given to every query and effect call")
@@ -20,6 +24,13 @@ type Plan struct {
 	// CrashBefore crashes the attempt just before its n-th point (1-based);
 	// 0 never crashes.
 	CrashBefore int
+	// CrashAfter crashes the attempt right after its n-th point was applied
+	// (an effect the provider carried out; the attempt dies before it hears
+	// back). Only effect points are applied this way; see [Run.Applied].
+	CrashAfter int
+	// LoseReply loses the reply of the n-th point: the effect is applied but
+	// the job gets [ErrReplyLost], as after a timeout, and carries on.
+	LoseReply int
 	// Wait, when set, is called before every point of the attempt proceeds
 	// (after it is recorded); a scheduler blocks in it. A non-nil error
 	// crashes the attempt at that point.
@@ -115,6 +126,26 @@ func (r *Run) EnterStep(ctx context.Context, s Step) (Step, error) {
 		}
 	}
 	return s, nil
+}
+
+// Applied is called once the effect of the attempt's latest point was
+// applied. It crashes the attempt there when the plan says CrashAfter, or
+// returns [ErrReplyLost] when it says LoseReply; nil otherwise.
+func (r *Run) Applied(ctx context.Context) error {
+	r.mu.Lock()
+	n := len(r.steps)
+	crashed := r.crashed
+	r.mu.Unlock()
+	switch {
+	case crashed:
+		return r.crashError()
+	case n > 0 && r.plan.CrashAfter == n:
+		r.crash(Step{}, fmt.Sprintf("crash after point %d was applied", n))
+		return r.crashError()
+	case n > 0 && r.plan.LoseReply == n:
+		return fmt.Errorf("%s: %w", r.name, ErrReplyLost)
+	}
+	return nil
 }
 
 func (r *Run) crashError() error {

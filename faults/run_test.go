@@ -66,3 +66,18 @@ func TestLabelFoldsAndShortens(t *testing.T) {
 	require.Len(t, []rune(long), 72)
 	require.True(t, long[len(long)-3:] == "…")
 }
+
+func TestAppliedCrashesOrLosesTheReply(t *testing.T) {
+	ctx, run := faults.Start(context.Background(), "a", faults.Plan{LoseReply: 1, CrashAfter: 2})
+	_, err := run.Enter(ctx, faults.Effect, "payment")
+	require.NoError(t, err)
+	require.ErrorIs(t, run.Applied(ctx), faults.ErrReplyLost)
+	_, err = run.Enter(ctx, faults.Effect, "email")
+	require.NoError(t, err)
+	require.ErrorIs(t, run.Applied(ctx), faults.ErrCrashed)
+	crashed, at, reason := run.Crashed()
+	require.True(t, crashed)
+	require.Zero(t, at.Index)
+	require.Equal(t, "crash after point 2 was applied", reason)
+	require.Len(t, run.Steps(), 2, "both effects were applied")
+}
