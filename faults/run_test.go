@@ -3,6 +3,7 @@ package faults_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -62,8 +63,8 @@ func TestFinishedAttemptRefusesLaterPoints(t *testing.T) {
 func TestLabelFoldsAndShortens(t *testing.T) {
 	require.Equal(t, "UPDATE customers SET points = points + 50 WHERE id = $1",
 		faults.Label("UPDATE customers\n\tSET points = points + 50\n  WHERE id = $1"))
-	long := faults.Label("SELECT " + string(make([]byte, 0)) + "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")
-	require.Len(t, []rune(long), 72)
+	long := faults.Label("SELECT " + strings.Repeat("a", 30) + "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")
+	require.Len(t, []rune(long), 96)
 	require.True(t, long[len(long)-3:] == "…")
 }
 

@@ -48,7 +48,7 @@ func (s Step) String() string {
 }
 
 // maxLabel is how long a label may get before it is shortened.
-const maxLabel = 72
+const maxLabel = 96
 
 // Label folds whitespace and shortens text to a one-line label.
 func Label(text string) string {

@@ -71,6 +71,8 @@ func (c *checker) startAttempt(ctx context.Context, w *faults.Worker, jobID stri
 		DB:       w.DB,
 		Mailer:   c.mailer,
 		Webhooks: c.webhooks,
+		HTTP:     c.http,
+		Payments: c.provider.URL(),
 		clock:    c.now,
 	}
 	rctx = context.WithValue(rctx, attemptKey{}, a)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"sync"
 	"time"
 
@@ -24,6 +25,11 @@ type checker struct {
 	log      *effects.Log
 	mailer   *effects.Mailer
 	webhooks *effects.WebhookSink
+	http     *http.Client
+
+	provider *effects.Provider
+
+	redriveAfter time.Duration // set while a LateRedriveScenario scenario plays
 
 	mu      sync.Mutex
 	clock   time.Time
@@ -98,7 +104,11 @@ func Check(ctx context.Context, job Job, opts ...Option) *Report {
 	g := gate{c}
 	c.mailer = effects.NewMailer(c.log, g)
 	c.webhooks = effects.NewWebhookSink(c.log, g)
+	c.provider = effects.NewProvider(c.log, c.now)
+	c.http = c.provider.Client(g)
 	defer func() {
+		c.http.CloseIdleConnections()
+		c.provider.Close()
 		worker.Close()
 		keep := !rep.OK()
 		if keep {
@@ -124,7 +134,7 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 		rep.Findings = append(rep.Findings, *f)
 		return
 	}
-	scenarios, err := plan(len(first.Steps), c.cfg)
+	scenarios, err := plan(first.Steps, c.cfg)
 	if err != nil {
 		rep.Err = err
 		return
@@ -167,6 +177,7 @@ func (c *checker) scenario(ctx context.Context, s Scenario) (*scenarioRun, error
 		return nil, err
 	}
 	c.log.Reset()
+	c.provider.Reset()
 	c.mu.Lock()
 	c.clock = c.cfg.start
 	c.foreign = nil
@@ -186,6 +197,14 @@ func (c *checker) scenario(ctx context.Context, s Scenario) (*scenarioRun, error
 		c.deliver(ctx, sr, job1, faults.Plan{CrashBefore: s.Point}, false)
 	case CrashAfterLast:
 		c.deliver(ctx, sr, job1, faults.Plan{}, true)
+	case CrashAfterApply:
+		c.deliver(ctx, sr, job1, faults.Plan{CrashAfter: s.Point}, false)
+	case ReplyLost:
+		c.deliver(ctx, sr, job1, faults.Plan{LoseReply: s.Point}, false)
+	case LateRedriveScenario:
+		c.redriveAfter = s.After
+		c.deliver(ctx, sr, job1, faults.Plan{CrashAfter: s.Point}, false)
+		c.redriveAfter = 0
 	case DuplicateEnqueue:
 		if c.deliver(ctx, sr, job1, faults.Plan{}, false) {
 			c.deliver(ctx, sr, job2, faults.Plan{}, false)
@@ -198,6 +217,7 @@ func (c *checker) scenario(ctx context.Context, s Scenario) (*scenarioRun, error
 	}
 	sr.Snapshot = snap
 	sr.Effects = c.log.Effects()
+	sr.Rejected = c.provider.Rejected()
 	sr.Foreign = append(c.worker.TakeForeign(), c.takeForeign()...)
 	return sr, nil
 }
@@ -216,6 +236,11 @@ func (c *checker) deliver(ctx context.Context, sr *scenarioRun, jobID string, fi
 		p, lost := faults.Plan{}, false
 		if n == 1 {
 			p, lost = first, ackLost
+		}
+		if n == 2 && c.redriveAfter > 0 {
+			c.mu.Lock()
+			c.clock = c.clock.Add(c.redriveAfter)
+			c.mu.Unlock()
 		}
 		rec := c.runAttempt(ctx, jobID, c.next(sr, jobID), p, lost)
 		sr.Attempts = append(sr.Attempts, rec)
@@ -278,4 +303,9 @@ func (g gate) Before(ctx context.Context, call effects.Call) (effects.Origin, er
 	return effects.Origin{JobID: a.JobID, Attempt: a.Number, Point: s.Index}, nil
 }
 
-func (g gate) After(context.Context, effects.Call) error { return nil }
+func (g gate) After(ctx context.Context, _ effects.Call) error {
+	if run := faults.FromContext(ctx); run != nil {
+		return run.Applied(ctx)
+	}
+	return nil
+}

@@ -68,7 +68,7 @@ func TestSendThenMarkDuplicatesUnderExactlyOnce(t *testing.T) {
 	t.Parallel()
 	job := ordersJob("receipt: send, then mark", sendThenMark)
 	rep, tokens := findingTokens(t, job)
-	require.Equal(t, []string{"crash@3"}, tokens, rep.String())
+	require.Equal(t, []string{"crash@3", "crash-after@2", "reply-lost@2"}, tokens, rep.String())
 	require.Equal(t, []string{`email ann@example.com "Your receipt for order 9812": want 1, got 2 (exactly-once)`},
 		mismatchStrings(rep.Findings[0].Effects))
 

@@ -106,12 +106,16 @@ func headline(f *Finding, sr *scenarioRun) string {
 	return strings.Join(promises, "; ") + ": " + sr.Scenario.Describe(crashLabel(sr))
 }
 
-// crashLabel is the label of the point a CrashBefore scenario crashed at.
+// crashLabel is the label of the point the scenario's fault hit: the point a
+// crash refused, or the effect point whose apply or reply it struck.
 func crashLabel(sr *scenarioRun) string {
 	for _, a := range sr.Attempts {
 		if a.Crashed && a.CrashAt.Index > 0 {
 			return a.CrashAt.Label
 		}
+	}
+	if p := sr.Scenario.Point; p > 0 && len(sr.Attempts) > 0 && p <= len(sr.Attempts[0].Steps) {
+		return sr.Attempts[0].Steps[p-1].Label
 	}
 	return ""
 }

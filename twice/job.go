@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -58,6 +59,15 @@ type Attempt struct {
 	Mailer *effects.Mailer
 	// Webhooks posts webhooks to a sink without deduplication.
 	Webhooks *effects.WebhookSink
+	// HTTP is the client for the payment provider: an ordinary *http.Client
+	// whose calls are points of the attempt.
+	HTTP *http.Client
+	// Payments is the base URL of a fake payment provider served over real
+	// HTTP on loopback, with Idempotency-Key semantics as real providers
+	// document them (same key and body: the first response again; same key,
+	// other body: 422; keys remembered 24h on the check's clock). Payouts are
+	// POSTed to Payments + "/v1/payouts" with a JSON body {"amount": N, ...}.
+	Payments string
 
 	clock func() time.Time
 }

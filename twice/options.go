@@ -26,6 +26,7 @@ type config struct {
 	testName       string
 	start          time.Time
 	sqlDriver      string
+	redrives       []time.Duration
 	// pick, when set, chooses which of the planned scenarios run (a rapid
 	// check draws them); nil runs them all.
 	pick func(all []Scenario) []Scenario
@@ -87,6 +88,18 @@ func SnapshotOptions(opts ...pgfixture.SnapshotOption) Option {
 // the same transaction as the order, so the producer cannot enqueue twice").
 func WithoutDuplicateEnqueue(reason string) Option {
 	return optionFunc(func(c *config) { c.dupEnqueueOff = reason })
+}
+
+// LateRedrive adds, for every effect point, a scenario where the attempt dies
+// right after the effect was applied and the job is redriven after d on the
+// check's clock — a human redriving a dead job days later, when providers
+// have forgotten its idempotency key (they remember keys for about a day).
+func LateRedrive(d time.Duration) Option {
+	return optionFunc(func(c *config) {
+		if d > 0 {
+			c.redrives = append(c.redrives, d)
+		}
+	})
 }
 
 // AttemptTimeout bounds one attempt; an attempt still running then is

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/twicekit/twicekit/faults"
 )
 
 // ScenarioKind says how the queue misbehaves in a scenario.
@@ -25,6 +28,18 @@ const (
 	// DuplicateEnqueue: the producer enqueued the same payload twice, under
 	// two job IDs.
 	DuplicateEnqueue
+	// CrashAfterApply: the first attempt dies right after the effect of
+	// point N was applied (the provider did it; the worker never heard back),
+	// then the job is redelivered.
+	CrashAfterApply
+	// ReplyLost: the effect of point N is applied but its reply is lost; the
+	// job sees a timeout and carries on (usually returning an error, so the
+	// queue redelivers).
+	ReplyLost
+	// LateRedriveScenario: like CrashAfterApply, but the redelivery comes After
+	// later on the check's clock (a human redriving a dead job), past the
+	// providers' idempotency-key windows.
+	LateRedriveScenario
 )
 
 // Scenario is one way a queue delivers the job.
@@ -35,6 +50,8 @@ type Scenario struct {
 	Point int
 	// Of is the number of points of the reference run.
 	Of int
+	// After is how much later a LateRedriveScenario redelivers.
+	After time.Duration
 }
 
 // Token is the scenario's short name, as -twice.run takes it.
@@ -50,6 +67,12 @@ func (s Scenario) Token() string {
 		return "crash@end"
 	case DuplicateEnqueue:
 		return "duplicate-enqueue"
+	case CrashAfterApply:
+		return "crash-after@" + strconv.Itoa(s.Point)
+	case ReplyLost:
+		return "reply-lost@" + strconv.Itoa(s.Point)
+	case LateRedriveScenario:
+		return "redrive-" + shortDuration(s.After) + "@" + strconv.Itoa(s.Point)
 	}
 	return fmt.Sprintf("scenario(%d)", int(s.Kind))
 }
@@ -71,12 +94,19 @@ func (s Scenario) Describe(label string) string {
 		return fmt.Sprintf("crash after the last point (%d of %d), before the ack, then redelivery", s.Of, s.Of)
 	case DuplicateEnqueue:
 		return "duplicate enqueue: the producer enqueued the same payload twice, under two job IDs"
+	case CrashAfterApply:
+		return fmt.Sprintf("crash after point %d of %d was applied (%s), before the job heard back, then redelivery", s.Point, s.Of, label)
+	case ReplyLost:
+		return fmt.Sprintf("reply lost at point %d of %d (%s): applied, but the job saw a timeout", s.Point, s.Of, label)
+	case LateRedriveScenario:
+		return fmt.Sprintf("late redrive: crash after point %d of %d was applied (%s), redriven after %s", s.Point, s.Of, label, shortDuration(s.After))
 	}
 	return s.Token()
 }
 
-// plan lists the scenarios for a reference run of n points.
-func plan(n int, cfg *config) ([]Scenario, error) {
+// plan lists the scenarios for a reference run with these points.
+func plan(steps []faults.Step, cfg *config) ([]Scenario, error) {
+	n := len(steps)
 	all := []Scenario{{Kind: Sequential, Of: n}}
 	for i := 1; i <= n; i++ {
 		all = append(all, Scenario{Kind: CrashBefore, Point: i, Of: n})
@@ -84,6 +114,17 @@ func plan(n int, cfg *config) ([]Scenario, error) {
 	all = append(all, Scenario{Kind: CrashAfterLast, Of: n})
 	if cfg.dupEnqueueOff == "" {
 		all = append(all, Scenario{Kind: DuplicateEnqueue, Of: n})
+	}
+	for _, s := range steps {
+		if s.Kind != faults.Effect {
+			continue
+		}
+		all = append(all,
+			Scenario{Kind: CrashAfterApply, Point: s.Index, Of: n},
+			Scenario{Kind: ReplyLost, Point: s.Index, Of: n})
+		for _, d := range cfg.redrives {
+			all = append(all, Scenario{Kind: LateRedriveScenario, Point: s.Index, Of: n, After: d})
+		}
 	}
 	if cfg.only == "" {
 		return all, nil
@@ -105,4 +146,16 @@ func plan(n int, cfg *config) ([]Scenario, error) {
 // "overlap@…") from the sequential ones.
 func isConcurrentToken(t string) bool {
 	return strings.HasPrefix(t, "concurrent:") || strings.HasPrefix(t, "overlap@")
+}
+
+// shortDuration prints whole hours as "48h", whole minutes as "90m", and
+// anything else as Go does.
+func shortDuration(d time.Duration) string {
+	switch {
+	case d > 0 && d%time.Hour == 0:
+		return strconv.FormatInt(int64(d/time.Hour), 10) + "h"
+	case d > 0 && d%time.Minute == 0:
+		return strconv.FormatInt(int64(d/time.Minute), 10) + "m"
+	}
+	return d.String()
 }
