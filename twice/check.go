@@ -29,7 +29,8 @@ type checker struct {
 
 	provider *effects.Provider
 
-	redriveAfter time.Duration // set while a LateRedriveScenario scenario plays
+	redriveAfter time.Duration // set while a late-redrive scenario plays
+	closers      []func()
 
 	mu      sync.Mutex
 	clock   time.Time
@@ -73,32 +74,49 @@ func Check(ctx context.Context, job Job, opts ...Option) *Report {
 		rep.Err = fmt.Errorf("twice: MaxDeliveries must be at least 1 and AttemptTimeout positive (got %d, %s)", cfg.maxDeliveries, cfg.attemptTimeout)
 		return rep
 	}
+	c, err := newChecker(ctx, job, cfg)
+	if err != nil {
+		rep.Err = err
+		return rep
+	}
+	defer func() {
+		keep := !rep.OK()
+		if keep {
+			rep.KeptDatabase = c.db.URL()
+		}
+		if err := c.close(context.WithoutCancel(ctx), keep); err != nil && rep.Err == nil {
+			rep.Err = fmt.Errorf("twice: internal error: closing the check's database: %w", err)
+		}
+	}()
+	c.run(ctx, rep)
+	return rep
+}
+
+// newChecker sets up what a check reuses across its scenarios: a database
+// cloned from the schema's template, a worker, the effect fakes.
+func newChecker(ctx context.Context, job Job, cfg *config) (*checker, error) {
 	srv := cfg.server
 	if srv == nil {
 		var err error
 		if srv, err = pgfixture.Shared(ctx); err != nil {
-			rep.Err = fmt.Errorf("twice: no PostgreSQL to run the check on: %w", err)
-			return rep
+			return nil, fmt.Errorf("twice: no PostgreSQL to run the check on: %w", err)
 		}
 	}
 	db, err := srv.CreateDB(ctx, job.Schema)
 	if err != nil {
-		rep.Err = fmt.Errorf("twice: the job's schema could not be set up: %w", err)
-		return rep
+		return nil, fmt.Errorf("twice: the job's schema could not be set up: %w", err)
 	}
 	worker, err := faults.NewWorker(db.ConnConfig())
 	if err != nil {
 		_ = db.Close(ctx, false)
-		rep.Err = err
-		return rep
+		return nil, err
 	}
 	c := &checker{cfg: cfg, job: job, db: db, worker: worker, log: effects.NewLog()}
+	c.onClose(worker.Close)
 	if cfg.sqlDriver != "" {
 		if err := c.useSQLDriver(cfg.sqlDriver); err != nil {
-			worker.Close()
-			_ = db.Close(ctx, false)
-			rep.Err = err
-			return rep
+			_ = c.close(ctx, false)
+			return nil, err
 		}
 	}
 	g := gate{c}
@@ -106,20 +124,23 @@ func Check(ctx context.Context, job Job, opts ...Option) *Report {
 	c.webhooks = effects.NewWebhookSink(c.log, g)
 	c.provider = effects.NewProvider(c.log, c.now)
 	c.http = c.provider.Client(g)
-	defer func() {
+	c.onClose(func() {
 		c.http.CloseIdleConnections()
 		c.provider.Close()
-		worker.Close()
-		keep := !rep.OK()
-		if keep {
-			rep.KeptDatabase = db.URL()
-		}
-		if err := db.Close(context.WithoutCancel(ctx), keep); err != nil && rep.Err == nil {
-			rep.Err = fmt.Errorf("twice: internal error: closing the check's database: %w", err)
-		}
-	}()
-	c.run(ctx, rep)
-	return rep
+	})
+	return c, nil
+}
+
+// onClose adds f to what close does first (last added, first run).
+func (c *checker) onClose(f func()) { c.closers = append(c.closers, f) }
+
+// close releases what the check holds and drops its database unless keep.
+func (c *checker) close(ctx context.Context, keep bool) error {
+	for i := len(c.closers) - 1; i >= 0; i-- {
+		c.closers[i]()
+	}
+	c.closers = nil
+	return c.db.Close(ctx, keep)
 }
 
 func (c *checker) run(ctx context.Context, rep *Report) {
