@@ -1,0 +1,252 @@
+package generators_test
+
+import (
+	"context"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"pgregory.net/rapid"
+
+	"github.com/twicekit/twicekit/generators"
+	"github.com/twicekit/twicekit/pgfixture"
+)
+
+// minimal returns the value of g that rapid shrinks to when every value fails.
+func minimal[V any](t *testing.T, g *rapid.Generator[V]) V {
+	t.Helper()
+	var last V
+	tb := newRecTB(t)
+	rapid.Check(tb, func(rt *rapid.T) {
+		last = g.Draw(rt, "value")
+		rt.Fatalf("every value fails")
+	})
+	if !tb.Failed() {
+		t.Fatalf("the property did not fail")
+	}
+	return last // rapid replays the minimal case last
+}
+
+// minimalWhere returns the value rapid shrinks to when the values for which
+// fails returns true fail.
+func minimalWhere[V any](t *testing.T, g *rapid.Generator[V], fails func(V) bool) V {
+	t.Helper()
+	var last V
+	tb := newRecTB(t)
+	rapid.Check(tb, func(rt *rapid.T) {
+		v := g.Draw(rt, "value")
+		if fails(v) {
+			last = v
+			rt.Fatalf("fails")
+		}
+	})
+	if !tb.Failed() {
+		t.Fatalf("the property did not fail")
+	}
+	return last
+}
+
+var emailRE = regexp.MustCompile(`^[a-z0-9._+-]+@[a-z0-9.-]+\.[a-z]+$`)
+
+func TestRanges(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		if id := generators.IDs().Draw(rt, "id"); id < 1 || id > generators.MaxID {
+			rt.Fatalf("id %d out of range", id)
+		}
+		if id := generators.IDsBetween(10, 20).Draw(rt, "small id"); id < 10 || id > 20 {
+			rt.Fatalf("id %d out of 10..20", id)
+		}
+		m := generators.Amounts().Draw(rt, "amount")
+		if m.Minor < 1 || m.Minor > generators.MaxMinor || !slices.Contains(generators.Currencies, m.Currency) {
+			rt.Fatalf("amount %v out of range", m)
+		}
+		if e := generators.Emails().Draw(rt, "email"); !emailRE.MatchString(e) {
+			rt.Fatalf("email %q does not match %s", e, emailRE)
+		}
+		ts := generators.Times().Draw(rt, "time")
+		if ts.Before(generators.WindowStart) || !ts.Before(generators.WindowEnd) || ts.Location() != time.UTC || ts.Nanosecond() != 0 {
+			rt.Fatalf("time %s out of the window", ts)
+		}
+		if k := generators.PayoutKeys().Draw(rt, "key"); !regexp.MustCompile(`^payout-restaurant-[1-9][0-9]*-2026-W[0-5][0-9]$`).MatchString(k) {
+			rt.Fatalf("key %q", k)
+		}
+		o := generators.Orders().Draw(rt, "order")
+		if o.ID < 1 || o.CustomerID < 1 || o.Total.Minor < 1 || !slices.Contains(generators.Statuses, o.Status) || !emailRE.MatchString(o.Email) {
+			rt.Fatalf("order %+v breaks its constraints", o)
+		}
+		n := rapid.IntRange(1, 12).Draw(rt, "points")
+		if p := generators.CrashPoint(n).Draw(rt, "point"); p < 1 || p > n {
+			rt.Fatalf("crash point %d of %d", p, n)
+		}
+		s := generators.Subset(n, 3).Draw(rt, "subset")
+		if len(s) < 1 || len(s) > min(3, n) || !slices.IsSorted(s) || s[0] < 0 || s[len(s)-1] >= n {
+			rt.Fatalf("subset %v of %d", s, n)
+		}
+		for i := 1; i < len(s); i++ {
+			if s[i] == s[i-1] {
+				rt.Fatalf("subset %v repeats", s)
+			}
+		}
+	})
+}
+
+func TestInterleavingIsAnInterleaving(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		steps := rapid.SliceOfN(rapid.IntRange(0, 5), 1, 3).Draw(rt, "steps")
+		max := rapid.IntRange(0, 4).Draw(rt, "max preemptions")
+		s := generators.Interleaving(steps, max).Draw(rt, "schedule")
+		count := make([]int, len(steps))
+		for _, w := range s {
+			count[w]++
+		}
+		if !slices.Equal(count, steps) {
+			rt.Fatalf("schedule %s has steps %v, want %v", s.Token(), count, steps)
+		}
+		if s.Preemptions() > max {
+			rt.Fatalf("schedule %s has %d preemptions, at most %d allowed", s.Token(), s.Preemptions(), max)
+		}
+		back, err := generators.ParseSchedule(s.Token())
+		if err != nil || !slices.Equal(back, s) {
+			rt.Fatalf("token %q parses to %v, %v", s.Token(), back, err)
+		}
+	})
+}
+
+func TestShrinkTargets(t *testing.T) {
+	if got := minimal(t, generators.IDs()); got != 1 {
+		t.Errorf("IDs shrink to %d, want 1", got)
+	}
+	if got := minimal(t, generators.Amounts()); got != (generators.Money{Minor: 1, Currency: "EUR"}) {
+		t.Errorf("Amounts shrink to %v, want EUR 0.01", got)
+	}
+	if got := minimal(t, generators.Emails()); got != "ann@example.com" {
+		t.Errorf("Emails shrink to %q", got)
+	}
+	if got := minimal(t, generators.Times()); !got.Equal(generators.WindowStart) {
+		t.Errorf("Times shrink to %s", got)
+	}
+	if got := minimal(t, generators.PayoutKeys()); got != "payout-restaurant-1-2026-W01" {
+		t.Errorf("PayoutKeys shrink to %q", got)
+	}
+	wantCustomer := generators.Customer{ID: 1, Name: "Ann", Email: "ann@example.com"}
+	if got := minimal(t, generators.Customers()); got != wantCustomer {
+		t.Errorf("Customers shrink to %+v", got)
+	}
+	wantOrder := generators.Order{ID: 1, CustomerID: 1, Email: "ann@example.com",
+		Total: generators.Money{Minor: 1, Currency: "EUR"}, Status: "placed", PlacedAt: generators.WindowStart}
+	if got := minimal(t, generators.Orders()); got != wantOrder {
+		t.Errorf("Orders shrink to %+v, want %+v", got, wantOrder)
+	}
+	if got := minimal(t, generators.CrashPoint(7)); got != 1 {
+		t.Errorf("CrashPoint shrinks to %d", got)
+	}
+	if got := minimal(t, generators.Subset(7, 3)); !slices.Equal(got, []int{0}) {
+		t.Errorf("Subset shrinks to %v", got)
+	}
+	if got := minimal(t, generators.Interleaving([]int{3, 2}, 3)); got.Token() != "AAABB" {
+		t.Errorf("Interleaving shrinks to %s", got.Token())
+	}
+	// Shrinking toward the earliest point that still fails, and toward
+	// the fewest context switches that still fail.
+	if got := minimalWhere(t, generators.CrashPoint(9), func(p int) bool { return p >= 4 }); got != 4 {
+		t.Errorf("CrashPoint shrinks to %d, want the earliest failing point 4", got)
+	}
+	bReadsFirst := func(s generators.Schedule) bool { return s[0] == 0 && s[1] == 1 } // A1 B1 ...
+	if got := minimalWhere(t, generators.Interleaving([]int{3, 3}, 4), bReadsFirst); got.Token() != "ABBBAA" || got.Preemptions() != 1 {
+		t.Errorf("Interleaving shrinks to %s (%d preemptions), want ABBBAA (1)", got.Token(), got.Preemptions())
+	}
+	if got := minimalWhere(t, generators.Amounts("INR", "JPY"), func(m generators.Money) bool { return m.Currency == "JPY" }); got != (generators.Money{Minor: 1, Currency: "JPY"}) {
+		t.Errorf("Amounts shrink to %v, want JPY 1", got)
+	}
+}
+
+func TestMoneyAndKeys(t *testing.T) {
+	for _, c := range []struct {
+		m    generators.Money
+		want string
+	}{
+		{generators.Money{Minor: 8_400_000, Currency: "INR"}, "INR 84000.00"},
+		{generators.Money{Minor: 5, Currency: "EUR"}, "EUR 0.05"},
+		{generators.Money{Minor: 840, Currency: "JPY"}, "JPY 840"},
+		{generators.Money{Minor: 1500, Currency: "KWD"}, "KWD 1.500"},
+		{generators.Money{Minor: -1234, Currency: "USD"}, "USD -12.34"},
+	} {
+		if got := c.m.String(); got != c.want {
+			t.Errorf("%#v prints %q, want %q", c.m, got, c.want)
+		}
+	}
+	week := time.Date(2026, time.October, 14, 12, 0, 0, 0, time.UTC)
+	if got := generators.Key("payout", "Restaurant", int64(381), week); got != "payout-restaurant-381-2026-W42" {
+		t.Errorf("Key = %q", got)
+	}
+}
+
+// TestDrawnRecordsSatisfyTheSchema inserts drawn customers and their orders
+// into tables whose CHECK constraints state the documented constraints.
+func TestDrawnRecordsSatisfyTheSchema(t *testing.T) {
+	db := pgfixture.New(t, pgfixture.SQL(generators.CustomerSchemaSQL, generators.OrderSchemaSQL))
+	ctx := context.Background()
+	byID := func(c generators.Customer) int64 { return c.ID }
+	rapid.Check(t, func(rt *rapid.T) {
+		customers := generators.Distinct(generators.Customers(), 1, 4, byID).Draw(rt, "customers")
+		var orders []generators.Order
+		seen := map[int64]bool{} // order IDs are unique across customers too
+		for i, c := range customers {
+			for _, o := range generators.ChildrenOf(c, generators.OrdersOf, 0, 3,
+				func(o generators.Order) int64 { return o.ID }).Draw(rt, "orders of customer "+string(rune('A'+i))) {
+				if !seen[o.ID] {
+					seen[o.ID] = true
+					orders = append(orders, o)
+				}
+			}
+		}
+		err := pgx.BeginFunc(ctx, db.Pool(), func(tx pgx.Tx) error {
+			for _, c := range customers {
+				if _, err := tx.Exec(ctx, `INSERT INTO customers (id, name, email, points) VALUES ($1, $2, $3, $4)`,
+					c.ID, c.Name, c.Email, c.Points); err != nil {
+					return err
+				}
+			}
+			for _, o := range orders {
+				if _, err := tx.Exec(ctx, `INSERT INTO orders (id, customer_id, email, total_minor, currency, status, placed_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7)`, o.ID, o.CustomerID, o.Email, o.Total.Minor, o.Total.Currency, o.Status, o.PlacedAt); err != nil {
+					return err
+				}
+			}
+			return errRollback
+		})
+		if err != errRollback {
+			rt.Fatalf("drawn records do not insert: %v", err)
+		}
+	})
+}
+
+var errRollback = rollback{}
+
+type rollback struct{}
+
+func (rollback) Error() string { return "rollback" }
+
+func TestPanicsOnNonsense(t *testing.T) {
+	for name, f := range map[string]func(){
+		"IDsBetween(0, 5)":    func() { generators.IDsBetween(0, 5) },
+		"Index(0)":            func() { generators.Index(0) },
+		"CrashPoint(0)":       func() { generators.CrashPoint(0) },
+		"Amounts(\"euro\")":   func() { generators.Amounts("euro") },
+		"TimesIn(empty)":      func() { generators.TimesIn(generators.WindowStart, generators.WindowStart, time.Second) },
+		"Weighted(0)":         func() { generators.Weighted(0, generators.IDs()) },
+		"Chooser.Next(empty)": func() { generators.NewChooser(nil, "x", 1).Next(nil) },
+	} {
+		func() {
+			defer func() {
+				if p := recover(); p == nil || !strings.HasPrefix(p.(string), "generators: ") {
+					t.Errorf("%s: panic %v, want a generators: message", name, p)
+				}
+			}()
+			f()
+		}()
+	}
+}
