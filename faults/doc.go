@@ -17,8 +17,15 @@
 //   - [Plan]: where to crash and what to ask before each point.
 //   - [Step], [Kind]: a point that was reached.
 //   - [Point]: an explicit point in a job.
-//   - [Conns], [Instrument]: the pgx side — a registry of the connections of
-//     one worker that a crash cuts, and the tracer that turns statements into
-//     points.
-//   - [ErrCrashed], [ErrForeignContext]: what a refused call returns.
+//   - [Conns], [Instrument], [InstrumentPool]: the pgx side — a registry of
+//     the connections of one worker that a crash cuts, and the tracer that
+//     turns statements into points.
+//   - [WrapConnector], [OpenConnector], [DriverConns]: the same for any
+//     database/sql driver (lib/pq, ...); a refused call never returns
+//     driver.ErrBadConn, so database/sql cannot silently retry it.
+//   - [Worker]: the handles of one queue worker (a pgx pool and a *sql.DB,
+//     optionally on another driver with [Worker.UseDriver]), cut and healed
+//     as one.
+//   - [ErrCrashed], [ErrForeignContext], [ErrFinished], [ErrReplyLost]: what
+//     a refused or struck call returns.
 package faults
