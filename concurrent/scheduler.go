@@ -158,15 +158,18 @@ func (s *Scheduler) Stop() { s.once.Do(func() { close(s.stop) }) }
 
 // Run drives the attempts until all have returned and returns the trace of
 // the interleaving. When the running attempts make no progress for
-// StuckAfter it returns a [*StuckError] with every attempt's position; the
-// caller must then crash the attempts (attempts still waiting at a point get
-// [ErrStopped]).
+// StuckAfter it returns a [*StuckError] with every attempt's position and
+// leaves the waiting attempts waiting: the caller crashes the attempts (so
+// their crash says why), then calls [Scheduler.Stop]. On any other error the
+// scheduler is stopped and waiting attempts get [ErrStopped].
 func (s *Scheduler) Run(ctx context.Context) (*Trace, error) {
-	defer s.Stop()
 	t := &Trace{Attempts: len(s.att)}
 	for {
 		if err := s.settle(ctx); err != nil {
 			s.show(t)
+			if _, stuck := err.(*StuckError); !stuck {
+				s.Stop()
+			}
 			return t, err
 		}
 		s.show(t)
@@ -179,9 +182,11 @@ func (s *Scheduler) Run(ctx context.Context) (*Trace, error) {
 			released[i] = a.released
 		}
 		if len(ready) == 0 {
+			s.Stop()
 			return t, nil // settle returns with nobody ready only when all returned
 		}
 		if len(t.Decisions) >= s.cfg.MaxReleases {
+			s.Stop()
 			return t, fmt.Errorf("concurrent: the attempts passed %d points in one run; stopping", s.cfg.MaxReleases)
 		}
 		d := Decision{N: len(t.Decisions), Ready: ready, Released: released}

@@ -92,6 +92,8 @@ func headline(f *Finding, sr *scenarioRun) string {
 			add("the job panicked")
 		case strings.Contains(p, " hung "):
 			add("an attempt hung")
+		case strings.Contains(p, " is stuck "):
+			add("an attempt is stuck")
 		case strings.Contains(p, "never succeeded"):
 			add("the job never succeeded")
 		case strings.Contains(p, "not the attempt's"):

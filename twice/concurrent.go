@@ -1,9 +1,289 @@
 package twice
 
-import "context"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/twicekit/twicekit/concurrent"
+	"github.com/twicekit/twicekit/faults"
+)
+
+// concurrency is what the concurrent scenarios of a check share: a worker
+// per attempt (the check's own and a second one, both under the chosen
+// isolation level) and the schedule of the scenario playing.
+type concurrency struct {
+	workers [2]*faults.Worker
+	chooser concurrent.Chooser
+}
 
 // runConcurrent plays the concurrent scenarios (two attempts of the same job
-// interleaved by the scheduler) and returns what it saw of each.
+// interleaved by the scheduler) and returns what it saw of each: first the
+// named overlaps (the first attempt pauses after point k, the second runs to
+// the end, the first resumes), then every distinct interleaving when they fit
+// the budget, or PCT samples when they do not. Each interleaving is played
+// once. Unless ExploreAllInterleavings, it stops at the first scenario that
+// breaks a promise.
 func (c *checker) runConcurrent(ctx context.Context, ref *scenarioRun) ([]*scenarioRun, error) {
-	return nil, nil
+	cc := c.cfg.conc
+	if cc.off != "" || (c.cfg.only != "" && !isConcurrentToken(c.cfg.only)) {
+		return nil, nil
+	}
+	n := len(ref.Attempts[0].Steps)
+	if c.cfg.only != "" {
+		s, ch, err := parseConcurrentToken(c.cfg.only, n)
+		if err != nil {
+			return nil, err
+		}
+		sr, err := c.playScenario(ctx, s, ch)
+		if err != nil {
+			return nil, err
+		}
+		return []*scenarioRun{sr}, nil
+	}
+	if n == 0 {
+		return nil, nil // nothing the attempts do can interleave
+	}
+	budget, err := cc.resolveBudget()
+	if err != nil {
+		return nil, err
+	}
+	var out []*scenarioRun
+	seen := map[string]bool{}
+	stop := false
+	keep := func(sr *scenarioRun) {
+		seen[sr.Interleaving.trace.Token()] = true
+		out = append(out, sr)
+		if !cc.all && compare(ref, sr, c.cfg) != nil {
+			stop = true
+		}
+	}
+	for k := 1; k < n && !stop; k++ {
+		sr, err := c.playScenario(ctx, Scenario{Kind: Overlap, Point: k, Of: n}, concurrent.Overlap{K: k})
+		if err != nil {
+			return nil, err
+		}
+		keep(sr)
+	}
+	if stop {
+		return out, nil
+	}
+	_, err = concurrent.Explore(budget, cc.scheduleSeed(), []int{n, n}, func(ch concurrent.Chooser) (*concurrent.Trace, error) {
+		sr, err := c.playScenario(ctx, Scenario{Kind: Concurrent, Of: n}, ch)
+		if err != nil {
+			return nil, err
+		}
+		t := sr.Interleaving.trace
+		if seen[t.Token()] {
+			return t, nil
+		}
+		keep(sr)
+		if stop {
+			return t, concurrent.Stop
+		}
+		return t, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// parseConcurrentToken turns a replay token into its scenario and schedule.
+func parseConcurrentToken(token string, n int) (Scenario, concurrent.Chooser, error) {
+	if rest, ok := strings.CutPrefix(token, "overlap@"); ok {
+		k, err := strconv.Atoi(rest)
+		if err != nil || k < 1 || k >= n {
+			if n < 2 {
+				return Scenario{}, nil, fmt.Errorf("twice: no concurrent scenario %q for this job: its reference run has %d point(s), so it has no overlap scenarios (overlap@K pauses the first attempt after point K, 1 ≤ K < points)", token, n)
+			}
+			return Scenario{}, nil, fmt.Errorf("twice: no concurrent scenario %q for this job: its reference run has %d points, so the overlaps are overlap@1 to overlap@%d", token, n, n-1)
+		}
+		return Scenario{Kind: Overlap, Point: k, Of: n}, concurrent.Overlap{K: k}, nil
+	}
+	rest, _ := strings.CutPrefix(token, "concurrent:")
+	sch, err := concurrent.ParseSchedule(rest)
+	if err != nil {
+		return Scenario{}, nil, fmt.Errorf("twice: no concurrent scenario %q: %w", token, err)
+	}
+	if sch.Attempts() > 2 {
+		return Scenario{}, nil, fmt.Errorf("twice: no concurrent scenario %q: the concurrent scenarios run two attempts, A and B", token)
+	}
+	return Scenario{Kind: Concurrent, Of: n, Schedule: sch.Token()}, sch, nil
+}
+
+// playScenario plays one concurrent scenario under the schedule ch, on the
+// database reset and seeded as for every scenario.
+func (c *checker) playScenario(ctx context.Context, s Scenario, ch concurrent.Chooser) (*scenarioRun, error) {
+	if err := c.concurrentWorkers(); err != nil {
+		return nil, err
+	}
+	c.conc.chooser = ch
+	defer func() { c.conc.chooser = nil }()
+	sr, err := c.scenario(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	if s.Kind == Concurrent {
+		sr.Scenario.Schedule = sr.Interleaving.trace.Token()
+	}
+	for _, w := range c.conc.workers {
+		if w != c.worker {
+			sr.Foreign = append(sr.Foreign, w.TakeForeign()...)
+		}
+	}
+	return sr, nil
+}
+
+// concurrentWorkers makes the workers of the concurrent scenarios, once per
+// check: the check's worker and a second one, or two new ones when the
+// scenarios run under another isolation level. They close with the check.
+func (c *checker) concurrentWorkers() error {
+	if c.conc != nil {
+		return nil
+	}
+	k := &concurrency{}
+	iso := c.cfg.conc.isolation
+	for i := range k.workers {
+		if i == 0 && iso == ReadCommitted {
+			k.workers[i] = c.worker
+			continue
+		}
+		cfg := c.db.ConnConfig()
+		if iso != ReadCommitted {
+			params := map[string]string{}
+			for key, v := range cfg.RuntimeParams {
+				params[key] = v
+			}
+			params["default_transaction_isolation"] = strings.ToLower(iso.String())
+			cfg.RuntimeParams = params
+		}
+		w, err := faults.NewWorker(cfg)
+		if err != nil {
+			return err
+		}
+		c.onClose(w.Close)
+		if c.cfg.sqlDriver != "" {
+			if err := w.UseDriver(c.cfg.sqlDriver, driverURL(cfg)); err != nil {
+				return fmt.Errorf("twice: SQLDriver(%q): %w", c.cfg.sqlDriver, err)
+			}
+		}
+		k.workers[i] = w
+	}
+	c.conc = k
+	return nil
+}
+
+// playConcurrent runs two attempts of jobID at once under the scheduler,
+// then redelivers, one after the other, the attempts that crashed or
+// returned an error (the losers of a unique violation, a serialization
+// failure or a deadlock), as the queue would.
+func (c *checker) playConcurrent(ctx context.Context, sr *scenarioRun, jobID string) error {
+	k := c.conc
+	sched := concurrent.New(concurrent.Config{
+		Attempts:   len(k.workers),
+		Choose:     k.chooser,
+		Locks:      concurrent.PostgresLocks(c.db.Pool()),
+		StuckAfter: c.cfg.attemptTimeout,
+	})
+	ras := make([]*runningAttempt, len(k.workers))
+	for i, w := range k.workers {
+		ras[i] = c.startAttempt(ctx, w, jobID, c.next(sr, jobID), sched.Plan(i))
+	}
+	recs := make([]attemptRecord, len(ras))
+	done := make([]atomic.Bool, len(ras))
+	var wg sync.WaitGroup
+	for i, ra := range ras {
+		wg.Go(func() {
+			// The scheduler reports a stuck attempt after AttemptTimeout
+			// without progress; this bound only catches the scheduler itself.
+			recs[i] = ra.wait(4*c.cfg.attemptTimeout, false)
+			done[i].Store(true)
+			sched.Returned(i)
+		})
+	}
+	trace, err := sched.Run(ctx)
+	var stuck *concurrent.StuckError
+	if err != nil {
+		reason := "the check stopped it: " + oneLine(err.Error())
+		if errors.As(err, &stuck) {
+			reason = "the check stopped it: " + letterList(stuck.Stuck) + " stuck"
+		}
+		for i, ra := range ras {
+			if !done[i].Load() {
+				ra.run.Crash(reason)
+			}
+		}
+		sched.Stop()
+		wg.Wait()
+		if stuck == nil {
+			return fmt.Errorf("twice: internal error: scheduling the concurrent attempts: %w", err)
+		}
+	}
+	wg.Wait()
+	sr.Attempts = append(sr.Attempts, recs...)
+	sr.Interleaving = &interleaving{trace: trace, isolation: c.cfg.conc.isolation, stuck: stuck}
+
+	failed := 0
+	for _, rec := range recs {
+		switch {
+		case rec.Panic != "":
+			sr.Problems = append(sr.Problems, fmt.Sprintf("%s panicked (a queue would redeliver it; the check stops here):\n%s", attemptName(rec), indent(rec.Panic, "  ")))
+		case rec.Hung:
+			sr.Problems = append(sr.Problems, hungProblem(rec, 4*c.cfg.attemptTimeout))
+		case rec.Crashed || rec.Err != nil:
+			failed++
+		}
+	}
+	if stuck != nil {
+		sr.Problems = append(sr.Problems, stuckProblem(stuck, recs, c.cfg.attemptTimeout))
+	}
+	if len(sr.Problems) > 0 {
+		return nil
+	}
+	for range failed {
+		if !c.redeliverOn(ctx, sr, k.workers[0], jobID) {
+			break
+		}
+	}
+	return nil
+}
+
+// redeliverOn is deliver on a given worker: the job is delivered until an
+// attempt succeeds, at most MaxDeliveries times.
+func (c *checker) redeliverOn(ctx context.Context, sr *scenarioRun, w *faults.Worker, jobID string) bool {
+	for range c.cfg.maxDeliveries {
+		rec := c.startAttempt(ctx, w, jobID, c.next(sr, jobID), faults.Plan{}).wait(c.cfg.attemptTimeout, false)
+		sr.Attempts = append(sr.Attempts, rec)
+		switch {
+		case rec.Panic != "":
+			sr.Problems = append(sr.Problems, fmt.Sprintf("%s panicked (a queue would redeliver it; the check stops here):\n%s", attemptName(rec), indent(rec.Panic, "  ")))
+			return false
+		case rec.Hung:
+			sr.Problems = append(sr.Problems, hungProblem(rec, c.cfg.attemptTimeout))
+			return false
+		case rec.Crashed || rec.Err != nil:
+			continue
+		}
+		return true
+	}
+	last := sr.Attempts[len(sr.Attempts)-1]
+	why := "it crashed"
+	if last.Err != nil {
+		why = "it returned: " + last.Err.Error()
+	}
+	sr.Problems = append(sr.Problems, fmt.Sprintf("%s never succeeded: the queue gave up after %d redeliveries; the last time %s", jobID, c.cfg.maxDeliveries, why))
+	return false
+}
+
+// describeConcurrent is Scenario.Describe for the concurrent kinds.
+func describeConcurrent(s Scenario) string {
+	if s.Kind == Overlap {
+		return fmt.Sprintf("overlap after point %d of %d: the visibility timeout ran out while the first delivery was there; a second delivery ran to the end, then the first resumed", s.Point, s.Of)
+	}
+	return fmt.Sprintf("concurrent: two deliveries of the same job at once, interleaved %s (A is the first delivery, B the second)", s.Schedule)
 }

@@ -30,6 +30,7 @@ type config struct {
 	// pick, when set, chooses which of the planned scenarios run (a rapid
 	// check draws them); nil runs them all.
 	pick func(all []Scenario) []Scenario
+	conc concurrentConfig // concurrent scenarios: concurrent_options.go
 }
 
 // Defaults.

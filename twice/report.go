@@ -100,6 +100,9 @@ func (r *Report) String() string {
 
 // timeline prints the attempts of a scenario, one point a line.
 func timeline(sr *scenarioRun) string {
+	if sr.Interleaving != nil {
+		return sr.Interleaving.timeline(sr)
+	}
 	var b strings.Builder
 	b.WriteString("timeline:\n")
 	for _, a := range sr.Attempts {

@@ -40,6 +40,12 @@ const (
 	// later on the check's clock (a human redriving a dead job), past the
 	// providers' idempotency-key windows.
 	LateRedriveScenario
+	// Concurrent: two attempts of the same job at once (the visibility
+	// timeout ran out), interleaved point by point as Schedule says.
+	Concurrent
+	// Overlap: two attempts at once; the first pauses after its point Point,
+	// the second runs to the end, then the first resumes.
+	Overlap
 )
 
 // Scenario is one way a queue delivers the job.
@@ -52,6 +58,8 @@ type Scenario struct {
 	Of int
 	// After is how much later a LateRedriveScenario redelivers.
 	After time.Duration
+	// Schedule is the token of a Concurrent scenario's interleaving.
+	Schedule string
 }
 
 // Token is the scenario's short name, as -twice.run takes it.
@@ -73,6 +81,10 @@ func (s Scenario) Token() string {
 		return "reply-lost@" + strconv.Itoa(s.Point)
 	case LateRedriveScenario:
 		return "redrive-" + shortDuration(s.After) + "@" + strconv.Itoa(s.Point)
+	case Concurrent:
+		return "concurrent:" + s.Schedule
+	case Overlap:
+		return "overlap@" + strconv.Itoa(s.Point)
 	}
 	return fmt.Sprintf("scenario(%d)", int(s.Kind))
 }
@@ -100,6 +112,8 @@ func (s Scenario) Describe(label string) string {
 		return fmt.Sprintf("reply lost at point %d of %d (%s): applied, but the job saw a timeout", s.Point, s.Of, label)
 	case LateRedriveScenario:
 		return fmt.Sprintf("late redrive: crash after point %d of %d was applied (%s), redriven after %s", s.Point, s.Of, label, shortDuration(s.After))
+	case Concurrent, Overlap:
+		return describeConcurrent(s)
 	}
 	return s.Token()
 }

@@ -1,0 +1,114 @@
+package twice
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/twicekit/twicekit/concurrent"
+)
+
+// IsolationLevel is the transaction isolation the concurrent scenarios'
+// workers use (PostgreSQL's default_transaction_isolation).
+type IsolationLevel int
+
+// The isolation levels.
+const (
+	// ReadCommitted is PostgreSQL's default.
+	ReadCommitted IsolationLevel = iota
+	// RepeatableRead: a concurrent update of a row the transaction wants to
+	// change fails with a serialization failure (40001).
+	RepeatableRead
+	// Serializable: PostgreSQL aborts one of two transactions whose reads and
+	// writes could not have happened one after the other (40001).
+	Serializable
+)
+
+func (l IsolationLevel) String() string {
+	switch l {
+	case ReadCommitted:
+		return "READ COMMITTED"
+	case RepeatableRead:
+		return "REPEATABLE READ"
+	case Serializable:
+		return "SERIALIZABLE"
+	}
+	return fmt.Sprintf("isolation(%d)", int(l))
+}
+
+type concurrentConfig struct {
+	isolation IsolationLevel
+	budget    *concurrent.Budget
+	seed      uint64
+	off       string
+	all       bool
+}
+
+// Isolation runs the concurrent scenarios' attempts under this isolation
+// level (default ReadCommitted). Serialization failures and deadlocks are
+// errors the queue redelivers, so a check-then-act job can pass under
+// Serializable and be flagged under ReadCommitted.
+func Isolation(l IsolationLevel) Option {
+	return optionFunc(func(c *config) { c.conc.isolation = l })
+}
+
+// ConcurrencyBudget bounds how many interleavings the concurrent scenarios
+// explore (concurrent.Quick, concurrent.Default, concurrent.Thorough or your
+// own); it wins over -twice.budget, TWICE_BUDGET and -short.
+func ConcurrencyBudget(b concurrent.Budget) Option {
+	return optionFunc(func(c *config) { c.conc.budget = &b })
+}
+
+// ScheduleSeed seeds the PCT samples drawn when a job has more interleavings
+// than the budget (default 1). The same seed always draws the same samples.
+func ScheduleSeed(seed uint64) Option {
+	return optionFunc(func(c *config) { c.conc.seed = seed })
+}
+
+// WithoutConcurrency switches off the concurrent scenarios. The reason is
+// required and printed with every report (for example "the queue runs this
+// job under a per-order advisory lock").
+func WithoutConcurrency(reason string) Option {
+	return optionFunc(func(c *config) { c.conc.off = reason })
+}
+
+// ExploreAllInterleavings keeps exploring after the first concurrent
+// scenario that breaks a promise (by default the exploration stops there,
+// after the named overlap scenarios).
+func ExploreAllInterleavings() Option {
+	return optionFunc(func(c *config) { c.conc.all = true })
+}
+
+//	-twice.budget=NAME TWICE_BUDGET  quick|default|thorough: how many interleavings to explore
+var budgetFlag = flag.String("twice.budget", "", "how many interleavings the concurrent scenarios explore: quick, default or thorough (-short: quick); env TWICE_BUDGET")
+
+// resolveBudget: the option, else -twice.budget, else TWICE_BUDGET, else
+// quick under -short, else default.
+func (cc concurrentConfig) resolveBudget() (concurrent.Budget, error) {
+	if cc.budget != nil {
+		return *cc.budget, nil
+	}
+	name, from := *budgetFlag, "-twice.budget"
+	if name == "" {
+		name, from = os.Getenv("TWICE_BUDGET"), "TWICE_BUDGET"
+	}
+	if name != "" {
+		b, err := concurrent.ParseBudget(name)
+		if err != nil {
+			return b, fmt.Errorf("twice: %s: %w", from, err)
+		}
+		return b, nil
+	}
+	if testing.Testing() && flag.Parsed() && testing.Short() {
+		return concurrent.Quick, nil
+	}
+	return concurrent.Default, nil
+}
+
+func (cc concurrentConfig) scheduleSeed() uint64 {
+	if cc.seed == 0 {
+		return 1
+	}
+	return cc.seed
+}

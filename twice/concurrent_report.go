@@ -1,0 +1,169 @@
+package twice
+
+import (
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/twicekit/twicekit/concurrent"
+)
+
+// interleaving is what the scheduler did in one concurrent scenario.
+type interleaving struct {
+	trace     *concurrent.Trace
+	isolation IsolationLevel
+	stuck     *concurrent.StuckError
+}
+
+// timeline prints the concurrent attempts in two columns, one point a row in
+// the order the scheduler released them, with the lock waits it saw, then
+// the redeliveries one after the other.
+func (it *interleaving) timeline(sr *scenarioRun) string {
+	n := it.trace.Attempts
+	if n > len(sr.Attempts) {
+		n = len(sr.Attempts)
+	}
+	recs, later := sr.Attempts[:n], sr.Attempts[n:]
+	type row struct {
+		col  int
+		text string
+	}
+	var rows []row
+	shown := make([]bool, n)
+	for _, e := range it.trace.Events {
+		if e.Attempt >= n {
+			continue
+		}
+		switch e.Kind {
+		case concurrent.Released:
+			rows = append(rows, row{e.Attempt, fmt.Sprintf("%3d  %s", e.Step.Index, e.Step.Label)})
+		case concurrent.Blocked:
+			rows = append(rows, row{e.Attempt, "     ... blocked on " + letterList(e.On)})
+		case concurrent.Returned:
+			rows = append(rows, row{e.Attempt, "     " + outcome(recs[e.Attempt])})
+			shown[e.Attempt] = true
+		}
+	}
+	if it.stuck != nil {
+		for _, i := range it.stuck.Stuck {
+			if i < n {
+				rows = append(rows, row{i, "     STUCK (outside PostgreSQL)"})
+			}
+		}
+	}
+	for i, rec := range recs {
+		if !shown[i] {
+			rows = append(rows, row{i, "     " + outcome(rec)})
+		}
+	}
+	heads := make([]string, n)
+	for i, rec := range recs {
+		heads[i] = fmt.Sprintf("%s (%s)", attemptName(rec), concurrent.Letter(i))
+	}
+	width := make([]int, n)
+	for i, h := range heads {
+		width[i] = utf8.RuneCountInString(h) + 2
+	}
+	for _, r := range rows {
+		width[r.col] = max(width[r.col], utf8.RuneCountInString(r.text))
+	}
+	line := func(col int, text string) string {
+		var b strings.Builder
+		b.WriteString("  ")
+		for i := 0; i < n; i++ {
+			cell := ""
+			if i == col || col < 0 {
+				cell = text
+				if col < 0 {
+					cell = heads[i]
+				}
+			}
+			if i > 0 {
+				b.WriteString(" | ")
+			}
+			b.WriteString(cell)
+			if i < n-1 {
+				b.WriteString(strings.Repeat(" ", width[i]-utf8.RuneCountInString(cell)))
+			}
+		}
+		return strings.TrimRight(b.String(), " ") + "\n"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "timeline (schedule %s, %s):\n", it.trace.Token(), it.isolation)
+	b.WriteString(line(-1, ""))
+	for _, r := range rows {
+		b.WriteString(line(r.col, r.text))
+	}
+	if len(later) > 0 {
+		b.WriteString("  then redelivered, one after the other:\n")
+		seq := timeline(&scenarioRun{Attempts: later})
+		b.WriteString(indent(strings.TrimPrefix(seq, "timeline:\n"), "  "))
+	}
+	return b.String()
+}
+
+// outcome is how an attempt ended, in the words of the sequential timeline.
+func outcome(a attemptRecord) string {
+	switch {
+	case a.Panic != "":
+		return "panicked"
+	case a.Hung:
+		return "hung"
+	case a.Crashed && a.CrashAt.Index > 0:
+		return fmt.Sprintf("CRASH before %d %s", a.CrashAt.Index, a.CrashAt.Label)
+	case a.Crashed:
+		return fmt.Sprintf("CRASH (%s)", a.Reason)
+	case a.Err != nil:
+		return "returned error: " + oneLine(a.Err.Error())
+	}
+	return "done"
+}
+
+// stuckProblem says which attempts were stuck and where every attempt was.
+func stuckProblem(e *concurrent.StuckError, recs []attemptRecord, after time.Duration) string {
+	name := func(i int) string {
+		if i < len(recs) {
+			return fmt.Sprintf("%s (%s)", attemptName(recs[i]), concurrent.Letter(i))
+		}
+		return concurrent.Letter(i)
+	}
+	var who []string
+	for _, i := range e.Stuck {
+		who = append(who, name(i))
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s is stuck outside PostgreSQL: for %s (AttemptTimeout) it reached no point, did not return and waited on no lock of the other attempt (a mutex, a channel or a sleep shared between attempts?); where the attempts were:", strings.Join(who, " and "), after)
+	for _, p := range e.Positions {
+		fmt.Fprintf(&b, "\n    %s: %s", name(p.Attempt), position(p))
+	}
+	b.WriteString("\n  the check crashed both attempts (connections cut, contexts cancelled) and did not redeliver")
+	return b.String()
+}
+
+func position(p concurrent.Position) string {
+	where := "before its first point"
+	if p.Step.Index > 0 {
+		where = fmt.Sprintf("after point %d (%s)", p.Step.Index, p.Step.Label)
+	}
+	switch p.State {
+	case concurrent.StateWaiting:
+		return fmt.Sprintf("waiting for the scheduler before point %d (%s)", p.Step.Index, p.Step.Label)
+	case concurrent.StateBlocked:
+		return fmt.Sprintf("blocked in PostgreSQL on a lock of %s at point %d (%s)", letterList(p.On), p.Step.Index, p.Step.Label)
+	case concurrent.StateReturned:
+		return "returned"
+	}
+	if p.ForeignLock {
+		return "waiting in PostgreSQL for a session that is neither attempt's, " + where
+	}
+	return "running " + where
+}
+
+func letterList(is []int) string {
+	var ls []string
+	for _, i := range is {
+		ls = append(ls, concurrent.Letter(i))
+	}
+	return strings.Join(ls, " and ")
+}
