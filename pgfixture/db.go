@@ -22,10 +22,11 @@ type DB struct {
 	name   string
 	cfg    *pgx.ConnConfig // for callers: the server's settings with Database = name
 
-	mu     sync.Mutex
-	pool   *pgxpool.Pool
-	plan   *resetPlan
-	closed bool
+	mu       sync.Mutex
+	pool     *pgxpool.Pool
+	plan     *resetPlan
+	catalogs map[string]*catalogCache // Snapshot's catalog per schema list
+	closed   bool
 }
 
 // CreateDB returns a new database in the migrated state of schema: a clone
@@ -65,6 +66,7 @@ func (db *DB) clone(ctx context.Context) error {
 	if err := db.srv.cloneTemplate(ctx, db.schema, db.name); err != nil {
 		return err
 	}
+	db.catalogs = nil
 	pool, err := db.openPool(ctx)
 	if err == nil {
 		db.pool = pool

@@ -14,21 +14,22 @@ import (
 // system ones.
 const userNamespaces = `n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\_toast%' AND n.nspname NOT LIKE 'pg\_temp%'`
 
-// fingerprintSQL digests the parts of the catalog that a Reset cannot undo:
-// when it changes, the schema was changed and Reset re-clones.
-const fingerprintSQL = `SELECT md5(coalesce(string_agg(x, ',' ORDER BY x), '')) FROM (
-	SELECT 'n' || n.oid || n.nspname AS x FROM pg_namespace n WHERE ` + userNamespaces + `
-	UNION ALL SELECT 'c' || c.oid || c.relkind::text || c.relname || c.relnamespace
-		FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE ` + userNamespaces + `
-	UNION ALL SELECT 'a' || a.attrelid || '.' || a.attnum || a.attname || a.atttypid || '.' || a.atttypmod || a.attnotnull || a.attisdropped || a.atthasdef || a.attidentity::text || a.attgenerated::text
-		FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
-		WHERE a.attnum > 0 AND c.relkind IN ('r', 'p', 'v', 'm', 'f') AND ` + userNamespaces + `
-	UNION ALL SELECT 'k' || o.oid || o.xmin FROM pg_constraint o JOIN pg_namespace n ON n.oid = o.connamespace WHERE ` + userNamespaces + `
-	UNION ALL SELECT 'd' || d.oid || d.xmin FROM pg_attrdef d JOIN pg_class c ON c.oid = d.adrelid JOIN pg_namespace n ON n.oid = c.relnamespace WHERE ` + userNamespaces + `
-	UNION ALL SELECT 't' || g.oid || g.xmin || g.tgenabled::text FROM pg_trigger g JOIN pg_class c ON c.oid = g.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace WHERE ` + userNamespaces + `
-	UNION ALL SELECT 'p' || p.oid || p.xmin FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE ` + userNamespaces + `
-	UNION ALL SELECT 'y' || y.oid || y.xmin FROM pg_type y JOIN pg_namespace n ON n.oid = y.typnamespace WHERE ` + userNamespaces + `
-	UNION ALL SELECT 'e' || e.oid FROM pg_enum e JOIN pg_type y ON y.oid = e.enumtypid JOIN pg_namespace n ON n.oid = y.typnamespace WHERE ` + userNamespaces + `
+// fingerprintSQL digests the parts of the catalog that a Reset cannot undo
+// (tables, columns, constraints, defaults, triggers, indexes, sequences,
+// enum values): when it changes, the schema was changed and Reset re-clones.
+// It is kept cheap (index lookups and small catalogs) because every Reset
+// and Snapshot runs it.
+const fingerprintSQL = `WITH ns AS (SELECT oid FROM pg_namespace n WHERE ` + userNamespaces + `),
+	rel AS (SELECT c.oid, c.relkind, c.relname, c.relnamespace FROM pg_class c WHERE c.relnamespace IN (SELECT oid FROM ns))
+SELECT md5(coalesce(string_agg(x, ',' ORDER BY x), '')) FROM (
+	SELECT 'n' || oid AS x FROM ns
+	UNION ALL SELECT 'c' || oid || relkind::text || relname || relnamespace FROM rel
+	UNION ALL SELECT 'a' || a.attrelid || '.' || a.attnum || a.attname || a.atttypid || '.' || a.atttypmod || a.attnotnull || a.attisdropped || a.atthasdef || a.attidentity::text || a.attgenerated::text || a.xmin
+		FROM rel JOIN pg_attribute a ON a.attrelid = rel.oid WHERE a.attnum > 0 AND rel.relkind IN ('r', 'p', 'v', 'm', 'f')
+	UNION ALL SELECT 'k' || o.oid || o.xmin FROM pg_constraint o WHERE o.connamespace IN (SELECT oid FROM ns)
+	UNION ALL SELECT 'd' || d.oid || d.xmin FROM pg_attrdef d JOIN rel ON rel.oid = d.adrelid
+	UNION ALL SELECT 't' || g.oid || g.xmin || g.tgenabled::text FROM pg_trigger g JOIN rel ON rel.oid = g.tgrelid
+	UNION ALL SELECT 'e' || e.oid FROM pg_enum e
 ) s`
 
 // resetPlan is what Reset replays: captured right after the clone, when the
@@ -59,8 +60,13 @@ func capturePlan(ctx context.Context, pool *pgxpool.Pool) (*resetPlan, error) {
 	if err := conn.QueryRow(ctx, fingerprintSQL).Scan(&plan.fingerprint); err != nil {
 		return nil, fmt.Errorf("reading the catalog fingerprint: %w", err)
 	}
-	var super bool
-	if err := conn.QueryRow(ctx, "SELECT rolsuper FROM pg_roles WHERE rolname = current_user").Scan(&super); err != nil {
+	// session_replication_role = replica silences user triggers during the
+	// restore, but changing it drops every cached plan of the session, which
+	// costs more than the reset itself: use it only where user triggers exist.
+	var replica bool
+	if err := conn.QueryRow(ctx, `SELECT (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) AND EXISTS (
+			SELECT FROM pg_trigger g JOIN pg_class c ON c.oid = g.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+			WHERE NOT g.tgisinternal AND `+userNamespaces+`)`).Scan(&replica); err != nil {
 		return nil, err
 	}
 
@@ -201,7 +207,7 @@ func capturePlan(ctx context.Context, pool *pgxpool.Pool) (*resetPlan, error) {
 
 	// The transaction Reset runs.
 	plan.stmts = append(plan.stmts, "BEGIN", "SET LOCAL lock_timeout = '3s'")
-	if super {
+	if replica {
 		// Triggers (user and foreign-key ones) stay quiet: the restored rows
 		// are exactly the migrated ones, in any order.
 		plan.stmts = append(plan.stmts, "SET LOCAL session_replication_role = replica")

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // SnapshotOption changes what Snapshot reads or how it prints it.
@@ -130,8 +131,25 @@ type snapTable struct {
 
 const volatileDefault = `(nextval\(|now\(\)|current_timestamp|clock_timestamp|statement_timestamp|transaction_timestamp|localtimestamp|current_date|current_time|gen_random_uuid|uuid_generate_|random\()`
 
-// Snapshot reads every row of every table of the checked schemas (one batch
-// of SELECTs on the control pool).
+// catalogColumn is one column of a table of the checked schemas, as read
+// from the catalog (a table without columns has one entry with col == "").
+type catalogColumn struct {
+	nsp, rel, col string
+	typ           int64
+	cat           string
+	volatile      bool
+}
+
+// catalogCache is the catalog read for one set of schemas, valid while the
+// fingerprint stays the same.
+type catalogCache struct {
+	fingerprint string
+	cols        []catalogColumn
+}
+
+// Snapshot reads every row of every table of the checked schemas: one batch
+// of SELECTs on the control pool (the catalog is read again only when the
+// schema changed).
 func (db *DB) Snapshot(ctx context.Context, opts ...SnapshotOption) (*Snapshot, error) {
 	o := &snapOpts{ignore: map[string]bool{}, normalize: map[string]func(string) string{}, schemas: []string{"public"}}
 	for _, opt := range opts {
@@ -147,57 +165,92 @@ func (db *DB) Snapshot(ctx context.Context, opts ...SnapshotOption) (*Snapshot, 
 		return nil, db.srv.scrub.Error(fmt.Errorf("pgfixture: snapshot of %s: %w", db.name, err))
 	}
 	defer conn.Release()
+	key := strings.Join(o.schemas, "\x00")
+	if db.catalogs == nil {
+		db.catalogs = map[string]*catalogCache{}
+	}
+	for attempt := 0; ; attempt++ {
+		cache := db.catalogs[key]
+		if cache == nil {
+			cache, err = readCatalog(ctx, conn, o.schemas)
+			if err != nil {
+				return nil, db.srv.scrub.Error(fmt.Errorf("pgfixture: snapshot of %s: reading the catalog: %w", db.name, err))
+			}
+			db.catalogs[key] = cache
+		}
+		snap, fp, err := readRows(ctx, conn, snapTables(cache, o))
+		if err == nil && fp == cache.fingerprint {
+			return snap, nil
+		}
+		delete(db.catalogs, key) // the schema changed: read the catalog again
+		if attempt > 0 || ctx.Err() != nil {
+			if err == nil {
+				err = errors.New("the schema keeps changing")
+			}
+			return nil, db.srv.scrub.Error(fmt.Errorf("pgfixture: snapshot of %s: %w", db.name, err))
+		}
+	}
+}
 
-	rows, err := conn.Query(ctx, `SELECT n.nspname, c.relname, a.attname, a.atttypid::int8, t.typcategory::text,
-			a.attidentity <> '' OR coalesce(pg_get_expr(d.adbin, d.adrelid) ~* $2, false)
+func readCatalog(ctx context.Context, conn *pgxpool.Conn, schemas []string) (*catalogCache, error) {
+	cache := &catalogCache{}
+	if err := conn.QueryRow(ctx, fingerprintSQL).Scan(&cache.fingerprint); err != nil {
+		return nil, err
+	}
+	rows, err := conn.Query(ctx, `SELECT n.nspname, c.relname, coalesce(a.attname::text, ''), coalesce(a.atttypid::int8, 0), coalesce(t.typcategory::text, ''),
+			coalesce(a.attidentity <> '' OR coalesce(pg_get_expr(d.adbin, d.adrelid) ~* $2, false), false)
 		FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 		LEFT JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
 		LEFT JOIN pg_type t ON t.oid = a.atttypid
 		LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
 		WHERE (c.relkind = 'p' OR (c.relkind = 'r' AND NOT c.relispartition)) AND n.nspname = ANY($1)
-		ORDER BY n.nspname, c.relname, a.attnum`, o.schemas, volatileDefault)
+		ORDER BY n.nspname, c.relname, a.attnum`, schemas, volatileDefault)
 	if err != nil {
-		return nil, db.srv.scrub.Error(fmt.Errorf("pgfixture: snapshot of %s: reading the catalog: %w", db.name, err))
+		return nil, err
 	}
-	var tables []*snapTable
 	for rows.Next() {
-		var nsp, rel string
-		var col *string
-		var typ *int64
-		var cat *string
-		var volatile *bool
-		if err := rows.Scan(&nsp, &rel, &col, &typ, &cat, &volatile); err != nil {
+		var c catalogColumn
+		if err := rows.Scan(&c.nsp, &c.rel, &c.col, &c.typ, &c.cat, &c.volatile); err != nil {
 			rows.Close()
 			return nil, err
 		}
-		display := rel
-		if nsp != "public" {
-			display = nsp + "." + rel
+		cache.cols = append(cache.cols, c)
+	}
+	return cache, rows.Err()
+}
+
+// snapTables applies the options to the catalog.
+func snapTables(cache *catalogCache, o *snapOpts) []*snapTable {
+	var tables []*snapTable
+	for _, cc := range cache.cols {
+		display := cc.rel
+		if cc.nsp != "public" {
+			display = cc.nsp + "." + cc.rel
 		}
 		if len(tables) == 0 || tables[len(tables)-1].display != display {
-			tables = append(tables, &snapTable{display: display, qname: pgx.Identifier{nsp, rel}.Sanitize()})
+			tables = append(tables, &snapTable{display: display, qname: pgx.Identifier{cc.nsp, cc.rel}.Sanitize()})
 		}
 		t := tables[len(tables)-1]
-		if col == nil {
+		if cc.col == "" {
 			continue // a table without columns
 		}
-		keys := []string{nsp + "." + rel + "." + *col, rel + "." + *col, *col}
-		if (*volatile && !o.keepVolatile) || anyKey(o.ignore, keys) {
+		keys := []string{cc.nsp + "." + cc.rel + "." + cc.col, cc.rel + "." + cc.col, cc.col}
+		if (cc.volatile && !o.keepVolatile) || anyKey(o.ignore, keys) {
 			continue
 		}
-		sc := snapColumn{name: *col, kind: 'r'}
-		q := pgx.Identifier{*col}.Sanitize()
+		sc := snapColumn{name: cc.col, kind: 'r'}
+		q := pgx.Identifier{cc.col}.Sanitize()
 		sc.expr = "(" + q + ")::text"
 		switch {
-		case *typ == 114: // json: print canonically, as jsonb does
+		case cc.typ == 114: // json: print canonically, as jsonb does
 			sc.expr = "(" + q + ")::jsonb::text"
-		case *typ == 16:
+		case cc.typ == 16:
 			sc.kind = 'b'
-		case *typ == 1184:
+		case cc.typ == 1184:
 			sc.kind = 'z'
-		case *typ == 1114:
+		case cc.typ == 1114:
 			sc.kind = 't'
-		case *cat == "S" || *cat == "E":
+		case cc.cat == "S" || cc.cat == "E":
 			sc.kind = 's'
 		}
 		for _, k := range keys {
@@ -208,11 +261,13 @@ func (db *DB) Snapshot(ctx context.Context, opts ...SnapshotOption) (*Snapshot, 
 		}
 		t.cols = append(t.cols, sc)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, db.srv.scrub.Error(fmt.Errorf("pgfixture: snapshot of %s: reading the catalog: %w", db.name, err))
-	}
+	return tables
+}
 
+// readRows reads the tables and the catalog fingerprint in one batch.
+func readRows(ctx context.Context, conn *pgxpool.Conn, tables []*snapTable) (*Snapshot, string, error) {
 	batch := &pgx.Batch{}
+	batch.Queue(fingerprintSQL)
 	for _, t := range tables {
 		exprs := make([]string, 0, len(t.cols)+1)
 		for _, c := range t.cols {
@@ -225,11 +280,15 @@ func (db *DB) Snapshot(ctx context.Context, opts ...SnapshotOption) (*Snapshot, 
 	}
 	snap := &Snapshot{tables: make(map[string][]Row, len(tables))}
 	br := conn.SendBatch(ctx, batch)
+	defer br.Close()
+	var fp string
+	if err := br.QueryRow().Scan(&fp); err != nil {
+		return nil, "", err
+	}
 	for _, t := range tables {
 		rs, err := br.Query()
 		if err != nil {
-			br.Close()
-			return nil, db.srv.scrub.Error(fmt.Errorf("pgfixture: snapshot of %s: reading %s: %w", db.name, t.display, err))
+			return nil, fp, fmt.Errorf("reading %s: %w", t.display, err)
 		}
 		names := make([]string, len(t.cols))
 		for i, c := range t.cols {
@@ -245,16 +304,12 @@ func (db *DB) Snapshot(ctx context.Context, opts ...SnapshotOption) (*Snapshot, 
 			out = append(out, r)
 		}
 		if err := rs.Err(); err != nil {
-			br.Close()
-			return nil, db.srv.scrub.Error(fmt.Errorf("pgfixture: snapshot of %s: reading %s: %w", db.name, t.display, err))
+			return nil, fp, fmt.Errorf("reading %s: %w", t.display, err)
 		}
 		sortRows(out)
 		snap.tables[t.display] = out
 	}
-	if err := br.Close(); err != nil {
-		return nil, db.srv.scrub.Error(fmt.Errorf("pgfixture: snapshot of %s: %w", db.name, err))
-	}
-	return snap, nil
+	return snap, fp, br.Close()
 }
 
 func anyKey(m map[string]bool, keys []string) bool {
