@@ -188,12 +188,13 @@ func (w *pgReady) WaitUntilReady(ctx context.Context, target wait.StrategyTarget
 		if port, err := target.MappedPort(ctx, "5432/tcp"); err != nil {
 			lastErr = err
 		} else {
-			for _, h := range hosts {
-				dsn := fmt.Sprintf("postgres://postgres:%s@%s/postgres?sslmode=disable", w.password, joinHostPort(h, port.Num()))
-				if lastErr = pingDSN(ctx, dsn); lastErr == nil {
-					w.dsn = dsn
-					return nil
-				}
+			// All hosts at once, the first that answers wins: a wrong one
+			// may blackhole (time out).
+			if dsn, err := firstAnswering(ctx, w.password, hosts, port.Num()); err == nil {
+				w.dsn = dsn
+				return nil
+			} else {
+				lastErr = err
 			}
 		}
 		select {
@@ -202,6 +203,29 @@ func (w *pgReady) WaitUntilReady(ctx context.Context, target wait.StrategyTarget
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+func firstAnswering(ctx context.Context, password string, hosts []string, port uint16) (string, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type result struct {
+		dsn string
+		err error
+	}
+	results := make(chan result, len(hosts))
+	for _, h := range hosts {
+		dsn := fmt.Sprintf("postgres://postgres:%s@%s/postgres?sslmode=disable", password, joinHostPort(h, port))
+		go func() { results <- result{dsn, pingDSN(ctx, dsn)} }()
+	}
+	var errs []error
+	for range hosts {
+		r := <-results
+		if r.err == nil {
+			return r.dsn, nil
+		}
+		errs = append(errs, r.err)
+	}
+	return "", errors.Join(errs...)
 }
 
 func pingDSN(ctx context.Context, dsn string) error {
