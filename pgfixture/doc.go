@@ -2,6 +2,85 @@
 // binary, databases cloned from per-schema templates, fast resets back to the
 // migrated state, and snapshots of every row that compare as multisets.
 //
-// See the package index for the API; details are in the section "How
-// PostgreSQL is found" below.
+// # Use
+//
+//	func TestMain(m *testing.M) { os.Exit(pgfixture.Main(m)) }
+//
+//	var schema = pgfixture.FS(os.DirFS("migrations")) // or pgfixture.SQL("CREATE TABLE ...", ...)
+//
+//	func TestJob(t *testing.T) {
+//		t.Parallel()
+//		db := pgfixture.New(t, schema)   // a fresh database in the migrated state
+//		want, _ := db.Snapshot(ctx)
+//		// ... run something against db.ConnConfig() or db.Pool() ...
+//		_ = db.Reset(ctx)                  // back to the migrated state, ~ms, same connections
+//		got, _ := db.Snapshot(ctx)
+//		if d := pgfixture.Diff(want, got); d != nil {
+//			t.Error(pgfixture.FormatDiff(d))
+//		}
+//	}
+//
+// # How PostgreSQL is found
+//
+// TWICE_POSTGRES=dsn|container|local forces a provider; otherwise the first
+// that works of:
+//
+//   - dsn: TWICE_DATABASE_URL, an existing server whose role may CREATE
+//     DATABASE. pgfixture creates and drops only databases named twicekit_*,
+//     never reads or changes others, and masks the password in everything it
+//     prints. An unreachable server fails within 10 s.
+//   - container: a PostgreSQL container through testcontainers-go (image
+//     from TWICE_POSTGRES_IMAGE).
+//   - local: initdb and postgres from PATH or the highest version under
+//     /usr/lib/postgresql/*/bin; a throwaway cluster in a temp directory
+//     (twicekit-pg-*), listening on 127.0.0.1 and a socket in that directory,
+//     on a free port, with fsync and synchronous commit off. As root it runs
+//     as the postgres (else nobody) user. The postmaster dies with the test
+//     binary even without Main (parent-death signal), and leftover
+//     directories of dead processes are removed on the next start.
+//
+// When none works, Shared returns one error listing each provider and why it
+// failed, and how to provide one.
+//
+// # Databases
+//
+// Migrations are applied once per schema hash into a template database
+// (twicekit_t_<hash>), built under an advisory lock so that test binaries
+// sharing a server agree. Each fixture database (twicekit_f<n>_<random>) is
+// a clone of it, commented with its creating process (host, boot id, pid), so
+// that a later run drops the leftovers of dead processes. A failed test's
+// database is kept and its masked URL logged (in local mode it goes with the
+// cluster when the binary ends; use TWICE_DATABASE_URL to inspect it later);
+// TWICE_KEEP_DB=1 keeps all.
+//
+// Reset restores the rows (including rows the migrations inserted) and the
+// sequence values of every table in every non-system schema, in one
+// transaction sent as one batch on the fixture's control pool. It re-clones
+// only when the schema itself changed (tables, columns, constraints,
+// defaults, triggers, indexes, sequences or enum values differ from the
+// template's) or the reset cannot run.
+//
+// Snapshot prints values readably and deterministically: NULL as NULL,
+// text quoted, booleans true/false, numeric exactly, timestamptz in RFC 3339
+// UTC, jsonb canonically, arrays as {...}. By default it leaves out serial
+// and identity columns and columns whose default calls now(),
+// current_timestamp, clock_timestamp(), gen_random_uuid(), random() or
+// uuid_generate_*().
+//
+// # Index
+//
+// Server: [Shared], [Main], [Server.Mode], [Server.URL], [Server.CreateDB],
+// [Server.Close].
+//
+// Schemas: [SQL], [FS], [Schema.Hash].
+//
+// Databases: [New], [TB], [DB.Name], [DB.URL], [DB.ConnConfig], [DB.Pool],
+// [DB.Reset], [DB.Snapshot], [DB.Close].
+//
+// Snapshots: [Snapshot], [Snapshot.Tables], [Snapshot.Rows],
+// [Snapshot.String], [Row], [IgnoreColumns], [KeepVolatile], [Normalize],
+// [Schemas], [Diff], [TableDiff], [FormatDiff].
+//
+// Environment: TWICE_POSTGRES, TWICE_DATABASE_URL, TWICE_POSTGRES_IMAGE,
+// TWICE_KEEP_DB.
 package pgfixture
