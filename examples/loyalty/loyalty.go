@@ -8,6 +8,12 @@
 //     reward is not there — the `if` in application code. A crash between
 //     the balance update and the log insert gives the points again on
 //     redelivery, and two workers at once can both see nothing and both add.
+//   - [CheckThenActInTxJob]: the same check and act in one transaction. No
+//     crash can split it any more, and every sequential scenario passes;
+//     only two deliveries at once show that both can run the SELECT, both
+//     see nothing, and both add the points. Under SERIALIZABLE isolation
+//     (twice.Isolation(twice.Serializable)) PostgreSQL aborts one of them and
+//     the queue's redelivery finds the reward: the check passes.
 //   - [LedgerJob]: the fix. A ledger with a unique constraint, and one
 //     statement that inserts the ledger row and moves the balance only if the
 //     insert happened. The database, not an `if`, refuses the second reward.
@@ -73,6 +79,23 @@ func (p RewardOrder) CheckThenAct(ctx context.Context, a *twice.Attempt) error {
 	return err
 }
 
+// CheckThenActInTx is CheckThenAct in one transaction.
+func (p RewardOrder) CheckThenActInTx(ctx context.Context, a *twice.Attempt) error {
+	return pgx.BeginFunc(ctx, a.Pool, func(tx pgx.Tx) error {
+		var n int
+		err := tx.QueryRow(ctx, `SELECT count(*) FROM reward_log WHERE order_id = $1 AND reason = 'order_reward'`, p.OrderID).Scan(&n)
+		if err != nil || n > 0 {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE customers SET points = points + $2 WHERE id = $1`, p.CustomerID, Points); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO reward_log (customer_id, order_id, reason, points) VALUES ($1, $2, 'order_reward', $3)`,
+			p.CustomerID, p.OrderID, Points)
+		return err
+	})
+}
+
 // Ledger records the reward in the ledger and updates the balance only if the
 // insert actually happened, in one statement. Run it again and the insert
 // hits the unique constraint, returns nothing, and the update touches no
@@ -103,6 +126,12 @@ func IncrementJob() twice.Job { return job("loyalty: increment", Order9812.Incre
 // CheckThenActJob is the broken check-then-act job for order 9812.
 func CheckThenActJob() twice.Job { return job("loyalty: check then act", Order9812.CheckThenAct) }
 
+// CheckThenActInTxJob is the check-then-act job for order 9812 in one
+// transaction.
+func CheckThenActInTxJob() twice.Job {
+	return job("loyalty: check then act, in a transaction", Order9812.CheckThenActInTx)
+}
+
 // LedgerJob is the fixed job for order 9812: the ledger and the ON CONFLICT CTE.
 func LedgerJob() twice.Job { return job("loyalty: ledger", Order9812.Ledger) }
 
@@ -117,6 +146,14 @@ func Forms() []story.Form {
 		Flagged: []string{"crash@3"},
 		Race:    true,
 		Lesson:  "an if in application code is not a unique constraint",
+	}, {
+		Story: "loyalty", Name: "check-then-act-in-tx", Job: CheckThenActInTxJob(),
+		Race:   true,
+		Lesson: "in one transaction no crash splits it, but two workers at once both see nothing and both add",
+	}, {
+		Story: "loyalty", Name: "check-then-act-in-tx+serializable", Job: CheckThenActInTxJob(),
+		Options: []twice.Option{twice.Isolation(twice.Serializable)},
+		Lesson:  "under SERIALIZABLE, PostgreSQL aborts one of the two and the redelivery finds the reward",
 	}, {
 		Story: "loyalty", Name: "ledger", Job: LedgerJob(),
 		Lesson: "let the database refuse the duplicate: a unique constraint and ON CONFLICT DO NOTHING",

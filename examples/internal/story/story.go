@@ -75,7 +75,7 @@ func RanConcurrent(rep *twice.Report) bool {
 // the check said what was expected and a one-line verdict, for example
 //
 //	✓ loyalty/ledger: idempotent in 7 scenarios
-//	✓ loyalty/increment: flagged as expected (sequential, crash@end, duplicate-enqueue)
+//	✓ loyalty/increment: flagged as expected (sequential, crash@end, duplicate-enqueue, concurrent:AB)
 //	✗ loyalty/ledger: unexpected: flagged by crash@2
 func Verdict(f Form, rep *twice.Report) (bool, string) {
 	ok, text := verdict(f, rep)
@@ -106,15 +106,7 @@ func verdict(f Form, rep *twice.Report) (bool, string) {
 	case f.Race && !ranConc && len(seq) == 0:
 		return true, "passes every sequential scenario, as expected: only two attempts at once catch this race (no concurrent scenarios in this build)"
 	}
-	s := "flagged as expected (" + strings.Join(seq, ", ")
-	if len(conc) > 0 {
-		if len(seq) == 0 {
-			s = "flagged as expected (" + fmt.Sprintf("%d concurrent scenarios, e.g. %s", len(conc), conc[0])
-		} else {
-			s += fmt.Sprintf("; +%d concurrent", len(conc))
-		}
-	}
-	return true, s + ")"
+	return true, "flagged as expected (" + strings.Join(append(slices.Clone(seq), conc...), ", ") + ")"
 }
 
 func listOrNone(tokens []string) string {
