@@ -120,3 +120,31 @@ func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
 }
+
+// Find returns the finding of the scenario with this token, or nil.
+func Find(rep *twice.Report, token string) *twice.Finding {
+	for i := range rep.Findings {
+		if rep.Findings[i].Token == token {
+			return &rep.Findings[i]
+		}
+	}
+	return nil
+}
+
+// Tables lists the tables whose rows differ in a finding.
+func Tables(f *twice.Finding) []string {
+	var out []string
+	for _, d := range f.Database {
+		out = append(out, d.Table)
+	}
+	return out
+}
+
+// Mismatches renders a finding's effect mismatches, as the report prints them.
+func Mismatches(f *twice.Finding) []string {
+	var out []string
+	for _, m := range f.Effects {
+		out = append(out, m.String())
+	}
+	return out
+}
