@@ -68,7 +68,6 @@ var containerArgs = []string{
 	"-c", "shared_buffers=64MB",
 	"-c", "jit=off",
 	"-c", "timezone=UTC",
-	"-c", "log_min_messages=warning",
 }
 
 // startContainer starts a PostgreSQL container and returns a Server on it
