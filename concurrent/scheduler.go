@@ -55,8 +55,11 @@ var ErrStopped = errors.New("concurrent: the scheduler stopped before releasing 
 // has returned. Which ready attempt goes is the [Chooser]'s decision; the
 // same choices always give the same interleaving.
 //
-// Use: New, start each attempt with Plan(i), call Returned(i) when attempt
-// i's function returns, and Run until every attempt has returned.
+// Use: New, then Run with a function that starts attempt i under Plan(i);
+// call Returned(i) when attempt i's function returns. Run starts the
+// attempts one at a time, each once the previous one waits at its first
+// point (so the code before the first points never races either), and
+// returns when every attempt has returned.
 type Scheduler struct {
 	cfg    Config
 	att    []*attempt
@@ -68,7 +71,8 @@ type Scheduler struct {
 type state int
 
 const (
-	running  state = iota // between points, or its statement in flight
+	idle     state = iota // not started yet
+	running               // between points, or its statement in flight
 	waiting               // at a point, waiting for the scheduler
 	blocked               // its statement waits on a lock another attempt holds
 	returned              // its function returned
@@ -162,8 +166,26 @@ func (s *Scheduler) Stop() { s.once.Do(func() { close(s.stop) }) }
 // leaves the waiting attempts waiting: the caller crashes the attempts (so
 // their crash says why), then calls [Scheduler.Stop]. On any other error the
 // scheduler is stopped and waiting attempts get [ErrStopped].
-func (s *Scheduler) Run(ctx context.Context) (*Trace, error) {
+//
+// start(i) must start attempt i (on its own goroutine) and return; a nil
+// start means the caller started every attempt already.
+func (s *Scheduler) Run(ctx context.Context, start func(i int)) (*Trace, error) {
 	t := &Trace{Attempts: len(s.att)}
+	for i, a := range s.att {
+		if start == nil {
+			a.st = running
+			continue
+		}
+		a.st = running
+		start(i)
+		if err := s.settle(ctx); err != nil {
+			s.show(t)
+			if _, stuck := err.(*StuckError); !stuck {
+				s.Stop()
+			}
+			return t, err
+		}
+	}
 	for {
 		if err := s.settle(ctx); err != nil {
 			s.show(t)
@@ -279,16 +301,21 @@ func (s *Scheduler) settle(ctx context.Context) error {
 		if s.cfg.Locks == nil {
 			continue
 		}
-		var pids []uint32
-		for _, a := range s.att {
-			if (a.st == running || a.st == blocked) && a.last.Kind == faults.SQL && a.last.Backend != 0 {
-				pids = append(pids, a.last.Backend)
+		asking := false
+		pids := make([][]uint32, len(s.att))
+		for i, a := range s.att {
+			if (a.st == running || a.st == blocked) && a.last.Kind == faults.SQL {
+				asking = true
 			}
+			for p := range a.pids {
+				pids[i] = append(pids[i], p)
+			}
+			slices.Sort(pids[i])
 		}
-		if len(pids) == 0 {
+		if !asking {
 			continue
 		}
-		by, err := s.cfg.Locks.Blockers(ctx, pids)
+		waits, err := s.cfg.Locks.Waits(ctx, pids)
 		if err != nil {
 			return err
 		}
@@ -311,19 +338,10 @@ func (s *Scheduler) settle(ctx context.Context) error {
 			continue
 		}
 		for i, a := range s.att {
-			if (a.st != running && a.st != blocked) || a.last.Kind != faults.SQL || a.last.Backend == 0 {
+			if (a.st != running && a.st != blocked) || a.last.Kind != faults.SQL {
 				continue
 			}
-			blockers := by[a.last.Backend]
-			var on []int
-			for j, b := range s.att {
-				for _, p := range blockers {
-					if b.pids[p] && (j != i || p != a.last.Backend) {
-						on = append(on, j)
-						break
-					}
-				}
-			}
+			on := waits.On[i]
 			st := running
 			if len(on) > 0 {
 				st = blocked
@@ -331,7 +349,7 @@ func (s *Scheduler) settle(ctx context.Context) error {
 			if st != a.st || !slices.Equal(on, a.on) {
 				progress = time.Now()
 			}
-			a.st, a.on, a.foreign = st, on, len(blockers) > 0 && len(on) == 0
+			a.st, a.on, a.foreign = st, on, waits.Foreign[i]
 		}
 		confirmed = gen
 	}
@@ -342,6 +360,8 @@ func (s *Scheduler) stuck() error {
 	for i, a := range s.att {
 		p := Position{Attempt: i, Released: a.released, Step: a.last, On: slices.Clone(a.on), ForeignLock: a.foreign}
 		switch a.st {
+		case idle:
+			p.State = StateNotStarted
 		case running:
 			p.State = StateRunning
 			e.Stuck = append(e.Stuck, i)
@@ -373,6 +393,8 @@ const (
 	StateWaiting  PositionState = "waiting"
 	StateBlocked  PositionState = "blocked"
 	StateReturned PositionState = "returned"
+	// StateNotStarted: the run got stuck before this attempt started.
+	StateNotStarted PositionState = "not started"
 )
 
 // Position is where one attempt was when the run got stuck.
@@ -402,6 +424,8 @@ func (p Position) String() string {
 		return fmt.Sprintf("%s is blocked in PostgreSQL on a lock of %s at point %d (%s)", Letter(p.Attempt), letters(p.On), p.Step.Index, p.Step.Label)
 	case StateReturned:
 		return fmt.Sprintf("%s has returned", Letter(p.Attempt))
+	case StateNotStarted:
+		return fmt.Sprintf("%s has not started", Letter(p.Attempt))
 	}
 	if p.ForeignLock {
 		return fmt.Sprintf("%s waits in PostgreSQL for a session that is none of the attempts', %s", Letter(p.Attempt), where)

@@ -1,6 +1,7 @@
 package twice
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -18,6 +19,7 @@ import (
 // isolation level) and the schedule of the scenario playing.
 type concurrency struct {
 	workers [2]*faults.Worker
+	names   [2]string // the application_name of each worker's sessions ("": the check's worker)
 	chooser concurrent.Chooser
 }
 
@@ -128,8 +130,10 @@ func (c *checker) playScenario(ctx context.Context, s Scenario, ch concurrent.Ch
 	if err != nil {
 		return nil, err
 	}
-	if s.Kind == Concurrent {
-		sr.Scenario.Schedule = sr.Interleaving.trace.Token()
+	if s.Kind == Concurrent && s.Schedule == "" {
+		// The interleaving that ran, as a token that replays it. A run that
+		// got stuck before its first decision replays under any schedule.
+		sr.Scenario.Schedule = cmp.Or(sr.Interleaving.trace.Token(), "A")
 	}
 	for _, w := range c.conc.workers {
 		if w != c.worker {
@@ -141,7 +145,10 @@ func (c *checker) playScenario(ctx context.Context, s Scenario, ch concurrent.Ch
 
 // concurrentWorkers makes the workers of the concurrent scenarios, once per
 // check: the check's worker and a second one, or two new ones when the
-// scenarios run under another isolation level. They close with the check.
+// scenarios run under another isolation level or on another database/sql
+// driver. New workers name their sessions (application_name), so the
+// scheduler finds them even when the driver does not report backend PIDs.
+// They close with the check.
 func (c *checker) concurrentWorkers() error {
 	if c.conc != nil {
 		return nil
@@ -149,19 +156,21 @@ func (c *checker) concurrentWorkers() error {
 	k := &concurrency{}
 	iso := c.cfg.conc.isolation
 	for i := range k.workers {
-		if i == 0 && iso == ReadCommitted {
+		if i == 0 && iso == ReadCommitted && c.cfg.sqlDriver == "" {
 			k.workers[i] = c.worker
 			continue
 		}
 		cfg := c.db.ConnConfig()
-		if iso != ReadCommitted {
-			params := map[string]string{}
-			for key, v := range cfg.RuntimeParams {
-				params[key] = v
-			}
-			params["default_transaction_isolation"] = strings.ToLower(iso.String())
-			cfg.RuntimeParams = params
+		params := map[string]string{}
+		for key, v := range cfg.RuntimeParams {
+			params[key] = v
 		}
+		k.names[i] = "twice-attempt-" + concurrent.Letter(i)
+		params["application_name"] = k.names[i]
+		if iso != ReadCommitted {
+			params["default_transaction_isolation"] = strings.ToLower(iso.String())
+		}
+		cfg.RuntimeParams = params
 		w, err := faults.NewWorker(cfg)
 		if err != nil {
 			return err
@@ -187,17 +196,16 @@ func (c *checker) playConcurrent(ctx context.Context, sr *scenarioRun, jobID str
 	sched := concurrent.New(concurrent.Config{
 		Attempts:   len(k.workers),
 		Choose:     k.chooser,
-		Locks:      concurrent.PostgresLocks(c.db.Pool()),
+		Locks:      concurrent.PostgresLocks(c.db.Pool(), k.names[:]...),
 		StuckAfter: c.cfg.attemptTimeout,
 	})
 	ras := make([]*runningAttempt, len(k.workers))
-	for i, w := range k.workers {
-		ras[i] = c.startAttempt(ctx, w, jobID, c.next(sr, jobID), sched.Plan(i))
-	}
 	recs := make([]attemptRecord, len(ras))
 	done := make([]atomic.Bool, len(ras))
 	var wg sync.WaitGroup
-	for i, ra := range ras {
+	start := func(i int) {
+		ra := c.startAttempt(ctx, k.workers[i], jobID, c.next(sr, jobID), sched.Plan(i))
+		ras[i] = ra
 		wg.Go(func() {
 			// The scheduler reports a stuck attempt after AttemptTimeout
 			// without progress; this bound only catches the scheduler itself.
@@ -206,7 +214,7 @@ func (c *checker) playConcurrent(ctx context.Context, sr *scenarioRun, jobID str
 			sched.Returned(i)
 		})
 	}
-	trace, err := sched.Run(ctx)
+	trace, err := sched.Run(ctx, start)
 	var stuck *concurrent.StuckError
 	if err != nil {
 		reason := "the check stopped it: " + oneLine(err.Error())
@@ -214,7 +222,7 @@ func (c *checker) playConcurrent(ctx context.Context, sr *scenarioRun, jobID str
 			reason = "the check stopped it: " + letterList(stuck.Stuck) + " stuck"
 		}
 		for i, ra := range ras {
-			if !done[i].Load() {
+			if ra != nil && !done[i].Load() {
 				ra.run.Crash(reason)
 			}
 		}
@@ -225,6 +233,12 @@ func (c *checker) playConcurrent(ctx context.Context, sr *scenarioRun, jobID str
 		}
 	}
 	wg.Wait()
+	for i, ra := range ras {
+		if ra == nil { // never started: the run got stuck before
+			recs = recs[:i]
+			break
+		}
+	}
 	sr.Attempts = append(sr.Attempts, recs...)
 	sr.Interleaving = &interleaving{trace: trace, isolation: c.cfg.conc.isolation, stuck: stuck}
 

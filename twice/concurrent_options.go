@@ -80,8 +80,13 @@ func ExploreAllInterleavings() Option {
 	return optionFunc(func(c *config) { c.conc.all = true })
 }
 
-//	-twice.budget=NAME TWICE_BUDGET  quick|default|thorough: how many interleavings to explore
-var budgetFlag = flag.String("twice.budget", "", "how many interleavings the concurrent scenarios explore: quick, default or thorough (-short: quick); env TWICE_BUDGET")
+// -twice.budget (env TWICE_BUDGET) is shared with the rapid checks; whoever
+// registers it first owns it, the other reads it through flag.Lookup.
+func init() {
+	if flag.Lookup("twice.budget") == nil {
+		flag.String("twice.budget", "", "how much a check explores: `quick`, default or thorough (-short means quick); env TWICE_BUDGET")
+	}
+}
 
 // resolveBudget: the option, else -twice.budget, else TWICE_BUDGET, else
 // quick under -short, else default.
@@ -89,7 +94,10 @@ func (cc concurrentConfig) resolveBudget() (concurrent.Budget, error) {
 	if cc.budget != nil {
 		return *cc.budget, nil
 	}
-	name, from := *budgetFlag, "-twice.budget"
+	name, from := "", "-twice.budget"
+	if f := flag.Lookup("twice.budget"); f != nil {
+		name = f.Value.String()
+	}
 	if name == "" {
 		name, from = os.Getenv("TWICE_BUDGET"), "TWICE_BUDGET"
 	}

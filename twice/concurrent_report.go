@@ -57,6 +57,11 @@ func (it *interleaving) timeline(sr *scenarioRun) string {
 			rows = append(rows, row{i, "     " + outcome(rec)})
 		}
 	}
+	for i, r := range rows {
+		if r.col < n-1 { // the last column may run long; the others are cut
+			rows[i].text = shorten(r.text, columnLabel+5)
+		}
+	}
 	heads := make([]string, n)
 	for i, rec := range recs {
 		heads[i] = fmt.Sprintf("%s (%s)", attemptName(rec), concurrent.Letter(i))
@@ -101,6 +106,17 @@ func (it *interleaving) timeline(sr *scenarioRun) string {
 		b.WriteString(indent(strings.TrimPrefix(seq, "timeline:\n"), "  "))
 	}
 	return b.String()
+}
+
+// columnLabel is how long a point's label may get in a column.
+const columnLabel = 52
+
+// shorten cuts s to n runes, marking the cut with an ellipsis.
+func shorten(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
 }
 
 // outcome is how an attempt ended, in the words of the sequential timeline.
@@ -153,6 +169,8 @@ func position(p concurrent.Position) string {
 		return fmt.Sprintf("blocked in PostgreSQL on a lock of %s at point %d (%s)", letterList(p.On), p.Step.Index, p.Step.Label)
 	case concurrent.StateReturned:
 		return "returned"
+	case concurrent.StateNotStarted:
+		return "not started yet"
 	}
 	if p.ForeignLock {
 		return "waiting in PostgreSQL for a session that is neither attempt's, " + where
@@ -166,4 +184,16 @@ func letterList(is []int) string {
 		ls = append(ls, concurrent.Letter(i))
 	}
 	return strings.Join(ls, " and ")
+}
+
+// Timeline returns the timeline of the scenario with this token among those
+// that ran, whether or not it broke a promise (a passing interleaving can be
+// worth reading too); false when no such scenario ran.
+func (r *Report) Timeline(token string) (string, bool) {
+	for _, sr := range r.Scenarios {
+		if sr.Scenario.Token() == token {
+			return timeline(sr), true
+		}
+	}
+	return "", false
 }

@@ -2,12 +2,17 @@ package twice_test
 
 import (
 	"context"
+	"errors"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/stretchr/testify/require"
 
+	"github.com/twicekit/twicekit/concurrent"
 	"github.com/twicekit/twicekit/effects"
 	"github.com/twicekit/twicekit/pgfixture"
 	"github.com/twicekit/twicekit/twice"
@@ -130,13 +135,269 @@ func isConcurrent(t string) bool {
 	return strings.HasPrefix(t, "concurrent:") || strings.HasPrefix(t, "overlap@")
 }
 
-func TestCheckThenActIsFlaggedEveryTime(t *testing.T) {
+func sqlState(err error) string {
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) {
+		return pg.Code
+	}
+	return ""
+}
+
+func check(t *testing.T, job twice.Job, opts ...twice.Option) *twice.Report {
+	t.Helper()
+	rep := twice.Check(context.Background(), job, opts...)
+	require.NoError(t, rep.Err)
+	return rep
+}
+
+// The check-then-act job is caught by the same interleaving every run, with
+// the same report: the scheduler decides, not luck.
+func TestCheckThenActIsFlaggedInEveryRun(t *testing.T) {
 	t.Parallel()
 	job := ledgerNoUniqueJob("ledger: check, then act", checkThenAct)
-	rep := twice.Check(context.Background(), job)
-	require.NoError(t, rep.Err)
+	first := check(t, job)
+	found, _ := concurrentFindings(first)
+	require.Equal(t, []string{"overlap@2"}, found, first.String())
+	require.Len(t, first.Findings, 1, "the sequential scenarios pass: only running at once breaks it")
+	text := first.String()
+	require.Contains(t, text, "not idempotent: overlap after point 2 of 5")
+	require.Contains(t, text, "+ (customer_id=77, order_id=9812, reason='order_reward', points=50)")
+	if testing.Short() {
+		t.Skip("-short: one run, not fifty")
+	}
+	// Fifty whole checks (each on its own database), five at a time.
+	reports := make([]string, 50)
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 5)
+	for i := range reports {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			rep := twice.Check(context.Background(), job)
+			reports[i] = rep.String()
+		})
+	}
+	wg.Wait()
+	for i, r := range reports {
+		require.Equal(t, text, r, "run %d of 50", i+1)
+	}
+}
+
+// With the unique constraint the same code passes: the racing loser fails on
+// the unique violation, is redelivered, sees the row and skips.
+func TestCheckThenActWithUniqueConstraintPasses(t *testing.T) {
+	t.Parallel()
+	job := loyaltyJob("ledger: check, then act, unique", checkThenAct)
+	rep := check(t, job, twice.ExploreAllInterleavings())
+	require.True(t, rep.OK(), rep.String())
+	_, ran := concurrentFindings(rep)
+	require.Contains(t, ran, "overlap@2")
+
+	// Both check, A updates; B's update waits for A's row lock; A inserts and
+	// commits; B's update goes on, its insert hits the unique constraint.
+	const race = "concurrent:A2B2ABA2B2"
+	rep = check(t, job, twice.Only(race))
+	require.True(t, rep.OK(), rep.String())
+	require.Equal(t, []string{race}, rep.Tokens())
+	atts := rep.Scenarios[0].Attempts
+	require.Len(t, atts, 3, "A, B, and B's redelivery")
+	require.NoError(t, atts[0].Err)
+	require.Equal(t, "23505", sqlState(atts[1].Err), "B lost on the unique violation: %v", atts[1].Err)
+	require.NoError(t, atts[2].Err)
+	require.Len(t, atts[2].Steps, 3, "the redelivery: BEGIN, the check that finds the row, COMMIT")
+	tl, ok := rep.Timeline(race)
+	require.True(t, ok)
+	require.Contains(t, tl, "... blocked on A")
+	require.Contains(t, tl, "then redelivered, one after the other:\n    attempt 3 of job-1:")
+}
+
+// The first document's fix passes every interleaving, including the one
+// where both inserts race and the loser waits on the winner's unique index.
+func TestLedgerCTEPassesEveryInterleaving(t *testing.T) {
+	t.Parallel()
+	rep := check(t, loyaltyJob("ledger CTE", ledgerCTE), twice.ExploreAllInterleavings())
+	require.True(t, rep.OK(), rep.String())
+	_, ran := concurrentFindings(rep)
+	require.Equal(t, []string{"concurrent:AB", "concurrent:BA"}, ran)
+
+	rep = check(t, loyaltyJob("ledger CTE in a transaction", ledgerCTETx), twice.ExploreAllInterleavings())
+	require.True(t, rep.OK(), rep.String())
+	_, ran = concurrentFindings(rep)
+	raced := false
+	for _, tok := range ran {
+		tl, _ := rep.Timeline(tok)
+		if strings.Contains(tl, "... blocked on") {
+			raced = true
+		}
+	}
+	require.True(t, raced, "some interleaving has the loser wait on the winner's insert: %v", ran)
+	const race = "concurrent:ABABAB"
+	rep = check(t, loyaltyJob("ledger CTE in a transaction", ledgerCTETx), twice.Only(race))
+	require.True(t, rep.OK(), rep.String())
+	tl, _ := rep.Timeline(race)
+	require.Contains(t, tl, "|   2  WITH added AS")
+	require.Contains(t, tl, "|      ... blocked on A")
+	require.Len(t, rep.Scenarios[0].Attempts, 2, "nobody failed: the loser did nothing")
+}
+
+func ledgerCTETx(ctx context.Context, a *twice.Attempt) error {
+	return pgx.BeginFunc(ctx, a.Pool, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `
+WITH added AS (
+  INSERT INTO points_ledger (customer_id, order_id, reason, points)
+  VALUES ($1, $2, 'order_reward', 50)
+  ON CONFLICT (order_id, reason) DO NOTHING
+  RETURNING customer_id, points
+)
+UPDATE customers c
+SET points = c.points + added.points
+FROM added
+WHERE c.id = added.customer_id`, 77, 9812)
+		return err
+	})
+}
+
+// The second document's guarded update never sends twice; without the guard
+// two workers that both checked both send.
+func TestGuardedInvoiceNeverSendsTwice(t *testing.T) {
+	t.Parallel()
+	opts := append([]twice.Option{twice.ExploreAllInterleavings()}, invoiceOpts...)
+	rep := check(t, ordersJob("invoice: guarded update", guardedInvoice), opts...)
+	require.True(t, rep.OK(), rep.String())
+	_, ran := concurrentFindings(rep)
+	require.NotEmpty(t, ran)
+
+	rep = check(t, ordersJob("invoice: unguarded update", unguardedInvoice), invoiceOpts...)
 	found, _ := concurrentFindings(rep)
-	require.Equal(t, []string{"overlap@2"}, found, rep.String())
-	require.Equal(t, "overlap@2", rep.Findings[0].Token, "the sequential scenarios pass: only running at once breaks it")
-	t.Log(rep.String())
+	require.Equal(t, []string{"overlap@1"}, found, rep.String())
+	require.Len(t, rep.Findings, 1, "one at a time, the unguarded job is fine")
+	require.Equal(t, []string{`email billing@example.com "Invoice 381": want 1, got 2 (at-most-once)`}, mismatchStrings(rep.Findings[0].Effects))
+}
+
+// Read, add in Go, write back: a lost update under READ COMMITTED (the
+// balance says one reward, the ledger two); SELECT ... FOR UPDATE fixes it.
+func TestReadModifyWriteLostUpdate(t *testing.T) {
+	t.Parallel()
+	rep := check(t, ledgerNoUniqueJob("read-modify-write", readModifyWrite(false)))
+	found, _ := concurrentFindings(rep)
+	require.Len(t, rep.Findings, 1, rep.String())
+	require.Len(t, found, 1, rep.String())
+	d := rep.Findings[0].Database
+	require.Len(t, d, 1, "the balance is 50 as after one run: the second write overwrote the first")
+	require.Equal(t, "points_ledger", d[0].Table)
+
+	rep = check(t, ledgerNoUniqueJob("read-modify-write, FOR UPDATE", readModifyWrite(true)), twice.ExploreAllInterleavings())
+	require.True(t, rep.OK(), rep.String())
+}
+
+// SERIALIZABLE turns the check-then-act race into a serialization failure;
+// the loser is redelivered and sees the row.
+func TestCheckThenActUnderSerializablePasses(t *testing.T) {
+	t.Parallel()
+	job := ledgerNoUniqueJob("ledger: check, then act", checkThenAct)
+	for _, iso := range []twice.IsolationLevel{twice.Serializable, twice.RepeatableRead} {
+		rep := check(t, job, twice.Isolation(iso), twice.ExploreAllInterleavings())
+		require.True(t, rep.OK(), "%s: %s", iso, rep.String())
+	}
+	rep := check(t, job, twice.Isolation(twice.Serializable), twice.Only("overlap@2"))
+	require.True(t, rep.OK(), rep.String())
+	atts := rep.Scenarios[0].Attempts
+	require.Len(t, atts, 3, "A, B, A's redelivery")
+	require.Equal(t, "40001", sqlState(atts[0].Err), "A's update after B committed: %v", atts[0].Err)
+	require.NoError(t, atts[1].Err)
+	require.NoError(t, atts[2].Err)
+	tl, _ := rep.Timeline("overlap@2")
+	require.Contains(t, tl, "timeline (schedule A2B5A2, SERIALIZABLE):")
+}
+
+// A token replays the same interleaving and the same report, every time.
+func TestSameTokenSameReport(t *testing.T) {
+	t.Parallel()
+	job := ledgerNoUniqueJob("ledger: check, then act", checkThenAct)
+	const token = "concurrent:A2B2ABA2B3"
+	var first string
+	for i := 0; i < 20; i++ {
+		rep := check(t, job, twice.Only(token), twice.TestName("TestRewardOrder"))
+		require.False(t, rep.OK())
+		if i == 0 {
+			first = rep.String()
+			continue
+		}
+		require.Equal(t, first, rep.String(), "replay %d", i)
+	}
+	golden(t, "concurrent_check_then_act.txt", first+"\n")
+}
+
+// stuckMu is held across a point: the second attempt waits for it in Go,
+// where no database can see it.
+var stuckMu sync.Mutex
+
+func holdsMutexAcrossPoint(ctx context.Context, a *twice.Attempt) error {
+	stuckMu.Lock()
+	defer stuckMu.Unlock()
+	_, err := a.Pool.Exec(ctx, `SELECT 1`)
+	return err
+}
+
+// slot is a one-place semaphore held across a point; the second attempt
+// waits for it on a channel (giving up when its context is cancelled).
+var slot = make(chan struct{}, 1)
+
+func holdsSlotAcrossPoint(ctx context.Context, a *twice.Attempt) error {
+	select {
+	case slot <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-slot }()
+	_, err := a.Pool.Exec(ctx, `SELECT 1`)
+	return err
+}
+
+func TestStuckOutsidePostgresIsReported(t *testing.T) {
+	t.Parallel()
+	t.Run("mutex", func(t *testing.T) {
+		rep := check(t, loyaltyJob("holds a mutex", holdsMutexAcrossPoint), twice.AttemptTimeout(300*time.Millisecond), twice.Only("concurrent:AB"))
+		require.Len(t, rep.Findings, 1, rep.String())
+		f := rep.Findings[0]
+		require.Equal(t, "an attempt is stuck: concurrent: two deliveries of the same job at once, interleaved AB (A is the first delivery, B the second)", f.Headline)
+		require.Equal(t, []string{"attempt 2 of job-1 (B) is stuck outside PostgreSQL: for 300ms (AttemptTimeout) it reached no point, did not return and waited on no lock of the other attempt (a mutex, a channel or a sleep shared between attempts?); where the attempts were:\n" +
+			"    attempt 1 of job-1 (A): waiting for the scheduler before point 1 (SELECT 1)\n" +
+			"    attempt 2 of job-1 (B): running before its first point\n" +
+			"  the check crashed both attempts (connections cut, contexts cancelled) and did not redeliver"}, f.Problems)
+	})
+	t.Run("channel", func(t *testing.T) {
+		rep := check(t, loyaltyJob("holds a slot", holdsSlotAcrossPoint), twice.AttemptTimeout(300*time.Millisecond))
+		require.Len(t, rep.Findings, 1, rep.String())
+		f := rep.Findings[0]
+		require.Equal(t, "concurrent:A", f.Token, "stuck before the first decision")
+		require.Contains(t, f.Problems[0], "attempt 2 of job-1 (B) is stuck outside PostgreSQL")
+		require.Contains(t, f.Problems[0], "attempt 1 of job-1 (A): waiting for the scheduler before point 1 (SELECT 1)")
+		require.Contains(t, f.Timeline, "STUCK (outside PostgreSQL)")
+		require.Contains(t, rep.String(), "replay: TWICE_RUN=concurrent:A")
+	})
+}
+
+func TestUnknownConcurrentToken(t *testing.T) {
+	t.Parallel()
+	job := loyaltyJob("ledger: check, then act, unique", checkThenAct)
+	rep := twice.Check(context.Background(), job, twice.Only("overlap@9"))
+	require.EqualError(t, rep.Err, `twice: no concurrent scenario "overlap@9" for this job: its reference run has 5 points, so the overlaps are overlap@1 to overlap@4`)
+	rep = twice.Check(context.Background(), job, twice.Only("concurrent:AxB"))
+	require.ErrorContains(t, rep.Err, `twice: no concurrent scenario "concurrent:AxB": concurrent: bad schedule token "AxB" at offset 1`)
+	rep = twice.Check(context.Background(), job, twice.Only("concurrent:ABC"))
+	require.EqualError(t, rep.Err, `twice: no concurrent scenario "concurrent:ABC": the concurrent scenarios run two attempts, A and B`)
+}
+
+// The budget decides between every interleaving and PCT samples.
+func TestBudgetBoundsTheExploration(t *testing.T) {
+	t.Parallel()
+	job := loyaltyJob("ledger: check, then act, unique", checkThenAct) // 5 points: C(10,5) = 252
+	tiny := concurrent.Budget{Name: "tiny", Runs: 5, Depth: 2}
+	rep := check(t, job, twice.ConcurrencyBudget(tiny), twice.ExploreAllInterleavings())
+	require.True(t, rep.OK(), rep.String())
+	_, ran := concurrentFindings(rep)
+	require.LessOrEqual(t, len(ran), 4+5, "4 overlaps, at most 5 samples")
+	again := check(t, job, twice.ConcurrencyBudget(tiny), twice.ExploreAllInterleavings())
+	require.Equal(t, rep.Tokens(), again.Tokens(), "the samples are seeded")
 }
