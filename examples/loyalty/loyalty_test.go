@@ -13,7 +13,10 @@ import (
 	"github.com/twicekit/twicekit/twice"
 )
 
-func TestMain(m *testing.M) { os.Exit(pgfixture.Main(m)) }
+func TestMain(m *testing.M) {
+	story.RapidChecks(5)
+	os.Exit(pgfixture.Main(m))
+}
 
 func check(t *testing.T, job twice.Job, opts ...twice.Option) *twice.Report {
 	t.Helper()

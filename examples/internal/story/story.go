@@ -4,11 +4,15 @@
 package story
 
 import (
+	"flag"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/twicekit/twicekit/twice"
+
+	_ "pgregory.net/rapid" // registers -rapid.checks, which RapidChecks sets
 )
 
 // Form is one way of writing a story's job.
@@ -147,4 +151,19 @@ func Mismatches(f *twice.Finding) []string {
 		out = append(out, m.String())
 	}
 	return out
+}
+
+// RapidChecks makes rapid draw n inputs per property unless -rapid.checks
+// was given: every input of the examples' properties is a whole check
+// against PostgreSQL, so rapid's default of 100 would take minutes. Call it
+// in TestMain before m.Run.
+func RapidChecks(n int) {
+	if !flag.Parsed() {
+		flag.Parse()
+	}
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "rapid.checks" })
+	if !set && flag.Lookup("rapid.checks") != nil {
+		_ = flag.Set("rapid.checks", strconv.Itoa(n))
+	}
 }
