@@ -1,0 +1,314 @@
+package twice_test
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"pgregory.net/rapid"
+
+	"github.com/twicekit/twicekit/generators"
+	"github.com/twicekit/twicekit/twice"
+)
+
+// The loyalty-points job over generated orders: a customer places an order
+// and the job rewards it with one point per whole unit of the total, plus one.
+
+type rewardFunc func(ctx context.Context, a *twice.Attempt, o generators.Order, points int) error
+
+func rewardPoints(o generators.Order) int { return 1 + int(o.Total.Minor/100) }
+
+func rewardJob(name string, c generators.Customer, o generators.Order, run rewardFunc) twice.Job {
+	return twice.Job{
+		Name:   name,
+		Schema: loyaltySchema,
+		Seed: func(ctx context.Context, tx pgx.Tx) error {
+			_, err := tx.Exec(ctx, `INSERT INTO customers (id, name, points) VALUES ($1, $2, $3)`, c.ID, c.Name, c.Points)
+			return err
+		},
+		Run: func(ctx context.Context, a *twice.Attempt) error { return run(ctx, a, o, rewardPoints(o)) },
+	}
+}
+
+// The ledger row and the balance as two statements outside a transaction.
+func rewardTwoStatements(ctx context.Context, a *twice.Attempt, o generators.Order, points int) error {
+	tag, err := a.Pool.Exec(ctx, `INSERT INTO points_ledger (customer_id, order_id, reason, points)
+VALUES ($1, $2, 'order_reward', $3) ON CONFLICT (order_id, reason) DO NOTHING`, o.CustomerID, o.ID, points)
+	if err != nil || tag.RowsAffected() == 0 {
+		return err
+	}
+	_, err = a.Pool.Exec(ctx, `UPDATE customers SET points = points + $2 WHERE id = $1`, o.CustomerID, points)
+	return err
+}
+
+// The first document's fix: one statement, the ledger's unique constraint
+// deciding.
+func rewardCTE(ctx context.Context, a *twice.Attempt, o generators.Order, points int) error {
+	_, err := a.Pool.Exec(ctx, `
+WITH added AS (
+  INSERT INTO points_ledger (customer_id, order_id, reason, points)
+  VALUES ($1, $2, 'order_reward', $3)
+  ON CONFLICT (order_id, reason) DO NOTHING
+  RETURNING customer_id, points
+)
+UPDATE customers c SET points = c.points + added.points
+FROM added WHERE c.id = added.customer_id`, o.CustomerID, o.ID, points)
+	return err
+}
+
+// "add the points": not idempotent at all.
+func rewardIncrement(ctx context.Context, a *twice.Attempt, o generators.Order, points int) error {
+	_, err := a.Pool.Exec(ctx, `UPDATE customers SET points = points + $2 WHERE id = $1`, o.CustomerID, points)
+	return err
+}
+
+// drawn is what the last run of a property drew.
+type drawn struct {
+	customer generators.Customer
+	order    generators.Order
+}
+
+// loyaltyProperty draws a customer and an order and asserts that rewarding
+// it is idempotent; the check draws its scenarios from the same rt.
+func loyaltyProperty(name string, run rewardFunc, last *drawn) func(*rapid.T) {
+	return func(rt *rapid.T) {
+		c := generators.Customers().Draw(rt, "customer")
+		o := generators.OrdersOf(c).Draw(rt, "order")
+		if last != nil {
+			*last = drawn{c, o}
+		}
+		twice.AssertIdempotent(rt, rewardJob(name, c, o, run))
+	}
+}
+
+// rapidTB is a testing.TB that records what rapid reports instead of failing
+// the test: Errorf and Fatalf apart, and the log. Methods it does not
+// override go to the real test.
+type rapidTB struct {
+	testing.TB
+	name   string
+	errors []string
+	fatals []string
+	logs   []string
+}
+
+func newRapidTB(t *testing.T, name string) *rapidTB { return &rapidTB{TB: t, name: name} }
+
+func (r *rapidTB) Helper()      {}
+func (r *rapidTB) Name() string { return r.name }
+func (r *rapidTB) Logf(format string, args ...any) {
+	r.logs = append(r.logs, fmt.Sprintf(format, args...))
+}
+func (r *rapidTB) Log(args ...any) { r.logs = append(r.logs, fmt.Sprint(args...)) }
+func (r *rapidTB) Errorf(format string, args ...any) {
+	r.errors = append(r.errors, fmt.Sprintf(format, args...))
+}
+func (r *rapidTB) Error(args ...any) { r.errors = append(r.errors, fmt.Sprint(args...)) }
+func (r *rapidTB) Fatalf(format string, args ...any) {
+	r.fatals = append(r.fatals, fmt.Sprintf(format, args...))
+}
+func (r *rapidTB) Fatal(args ...any) { r.fatals = append(r.fatals, fmt.Sprint(args...)) }
+func (r *rapidTB) Fail()             { r.errors = append(r.errors, "Fail()") }
+func (r *rapidTB) FailNow()          { r.fatals = append(r.fatals, "FailNow()") }
+func (r *rapidTB) Failed() bool      { return len(r.errors)+len(r.fatals) > 0 }
+
+// text is everything rapid reported, in order of kind.
+func (r *rapidTB) text() string {
+	return "errors:\n" + strings.Join(r.errors, "\n") + "\nlogs:\n" + strings.Join(r.logs, "\n") + "\nfatals:\n" + strings.Join(r.fatals, "\n")
+}
+
+// setFlags sets flags for one test (not parallel: rapid reads them) and
+// restores them when it ends.
+func setFlags(t *testing.T, kv ...string) {
+	t.Helper()
+	for i := 0; i < len(kv); i += 2 {
+		f := flag.Lookup(kv[i])
+		if f == nil {
+			t.Fatalf("no flag -%s", kv[i])
+		}
+		old := f.Value.String()
+		if err := flag.Set(kv[i], kv[i+1]); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = flag.Set(kv[i], old) })
+	}
+}
+
+// TestRapidShrinksOrderAndCrashPoint: the two-statement reward fails only
+// when the attempt crashes between its statements; rapid shrinks the order
+// to the smallest one and the schedule to that crash point.
+func TestRapidShrinksOrderAndCrashPoint(t *testing.T) {
+	if testing.Short() {
+		t.Skip("shrinking replays the check a hundred times or more")
+	}
+	// quick: one drawn scenario per check, the cheapest to shrink.
+	setFlags(t, "rapid.nofailfile", "true", "rapid.shrinktime", "4m", "rapid.seed", "20261012", "twice.budget", "quick")
+	tb := newRapidTB(t, "TestRapidLoyalty")
+	var last drawn
+	rapid.Check(tb, func(rt *rapid.T) {
+		c := generators.Customer{ID: generators.IDs().Draw(rt, "customer id"), Name: "Ann"}
+		o := generators.OrdersOf(c).Draw(rt, "order")
+		last = drawn{c, o}
+		twice.AssertIdempotent(rt, rewardJob("reward, two statements", c, o, rewardTwoStatements))
+	})
+	if !tb.Failed() {
+		t.Fatalf("the broken reward passed:\n%s", tb.text())
+	}
+	wantCustomer := generators.Customer{ID: 1, Name: "Ann"}
+	wantOrder := generators.Order{ID: 1, CustomerID: 1,
+		Total: generators.Money{Minor: 1, Currency: "EUR"}, Status: "placed", PlacedAt: generators.WindowStart}
+	if last.customer != wantCustomer || last.order != wantOrder {
+		t.Errorf("shrunk to %+v, %+v; want %+v, %+v", last.customer, last.order, wantCustomer, wantOrder)
+	}
+	out := tb.text()
+	for _, want := range []string{
+		"twice: drew crash@2 of the ",
+		"crash before point 2 of 2 (UPDATE customers SET points = points + $2 WHERE id = $1), then redelivery",
+		"replay: go test ./twice -run '^TestRapidLoyalty$' -rapid.seed=N\n",
+		"rapid drew scenario crash@2; add -twice.run=crash@2 to run only it on the same inputs.",
+		"To reproduce, specify -run=\"TestRapidLoyalty\" -rapid.seed=",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the failure does not say %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "-twice.run=crash@2\n") || strings.Contains(out, "kept the check's database") {
+		t.Errorf("the failure contradicts rapid's replay or keeps a database:\n%s", out)
+	}
+	t.Logf("shrunk failure:\n%s", out)
+}
+
+// TestRapidFixedRewardPasses: the one-statement ledger passes every drawn
+// order and scenario (100 checks; 20 under -short).
+func TestRapidFixedRewardPasses(t *testing.T) {
+	rapid.Check(t, loyaltyProperty("reward, ledger CTE", rewardCTE, nil))
+}
+
+// TestRapidFailureTextIsDeterministic runs a failing property from the same
+// seed twice: every line rapid and twice print is the same.
+func TestRapidFailureTextIsDeterministic(t *testing.T) {
+	setFlags(t, "rapid.nofailfile", "true", "rapid.shrinktime", "1ms", "rapid.seed", "381", "twice.budget", "default")
+	run := func() string {
+		tb := newRapidTB(t, "TestRapidIncrement")
+		rapid.Check(tb, loyaltyProperty("reward, increment", rewardIncrement, nil))
+		if !tb.Failed() {
+			t.Fatalf("the increment passed:\n%s", tb.text())
+		}
+		return tb.text()
+	}
+	first, second := run(), run()
+	if first != second {
+		t.Fatalf("the same seed printed two failures:\n--- first\n%s\n--- second\n%s", first, second)
+	}
+	for _, bad := range []*regexp.Regexp{regexp.MustCompile(`twice_[a-z0-9_]+`), regexp.MustCompile(`\bpid\b|PID`), regexp.MustCompile(`\d+(\.\d+)?(ms|µs|s)\b`)} {
+		if m := bad.FindString(first); m != "" {
+			t.Errorf("the failure text holds %q, which changes between runs:\n%s", m, first)
+		}
+	}
+}
+
+// TestRapidFailFileReplaysInAnotherProcess: a failing run saves a fail file;
+// a second go test process, with no seed, replays the same failure from it.
+func TestRapidFailFileReplaysInAnotherProcess(t *testing.T) {
+	if os.Getenv(childEnv) != "" {
+		t.Skip("already the child")
+	}
+	if testing.Short() {
+		t.Skip("starts two test processes, each with its own PostgreSQL")
+	}
+	dir := t.TempDir()
+	child := func(args ...string) string {
+		cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestRapidFailFileChild$", "-test.v", "-twice.budget=default"}, args...)...)
+		cmd.Dir = dir // fail files go to dir/testdata/rapid, not the repository
+		cmd.Env = append(os.Environ(), childEnv+"=1")
+		out, err := cmd.CombinedOutput()
+		if err == nil {
+			t.Fatalf("the child passed:\n%s", out)
+		}
+		return string(out)
+	}
+	first := child("-rapid.seed=7", "-rapid.shrinktime=20s")
+	files, _ := filepath.Glob(filepath.Join(dir, "testdata", "rapid", "TestRapidFailFileChild", "*.fail"))
+	if len(files) != 1 {
+		t.Fatalf("want one fail file, got %v; output:\n%s", files, first)
+	}
+	second := child()
+	if !strings.Contains(second, "[rapid] failed after 0 tests") {
+		t.Errorf("the second process did not replay the fail file first:\n%s", second)
+	}
+	r1, r2 := twiceReport(first), twiceReport(second)
+	if r1 == "" || r1 != r2 {
+		t.Fatalf("the replay differs:\n--- first process\n%s\n--- second process\n%s", r1, r2)
+	}
+	t.Logf("replayed from %s:\n%s", filepath.Base(files[0]), r2)
+}
+
+const childEnv = "TWICE_RAPID_TEST_CHILD"
+
+// TestRapidFailFileChild is the failing property the test above runs in
+// child processes.
+func TestRapidFailFileChild(t *testing.T) {
+	if os.Getenv(childEnv) == "" {
+		t.Skip("run by TestRapidFailFileReplaysInAnotherProcess")
+	}
+	rapid.Check(t, loyaltyProperty("reward, two statements", rewardTwoStatements, nil))
+}
+
+// twiceReport is the last twice failure in a test's output, without the file
+// and line prefixes of t.Log.
+var logPrefix = regexp.MustCompile(`^\s*rapid_test\.go:\d+: `)
+
+func twiceReport(out string) string {
+	lines := strings.Split(out, "\n")
+	start := -1
+	for i, l := range lines {
+		if strings.Contains(l, "twice: reward, two statements: ") {
+			start = i
+		}
+	}
+	if start < 0 {
+		return ""
+	}
+	var b strings.Builder
+	for _, l := range lines[start:] {
+		if strings.HasPrefix(strings.TrimSpace(l), "--- FAIL") {
+			break
+		}
+		b.WriteString(strings.TrimSpace(logPrefix.ReplaceAllString(l, "")) + "\n")
+	}
+	return b.String()
+}
+
+// FuzzRapidLoyalty fuzzes the order with go test -fuzz through
+// rapid.MakeFuzz: the fuzzer's bytes become rapid's draws (the order and the
+// scenarios). Without -fuzz, go test runs the seed corpus below.
+//
+//	go test ./twice -run '^$' -fuzz '^FuzzRapidLoyalty$' -fuzztime 1m
+func FuzzRapidLoyalty(f *testing.F) {
+	f.Add([]byte{})
+	f.Add([]byte("order 9812, customer 77"))
+	f.Fuzz(rapid.MakeFuzz(loyaltyProperty("reward, ledger CTE", rewardCTE, nil)))
+}
+
+// BenchmarkRapidLoyalty measures rapid checks of the loyalty property per
+// second under the default budget (a draw of up to 3 scenarios per check).
+func BenchmarkRapidLoyalty(b *testing.B) {
+	f := flag.Lookup("rapid.checks")
+	old := f.Value.String()
+	_ = flag.Set("rapid.checks", "10")
+	defer func() { _ = flag.Set("rapid.checks", old) }()
+	checks := 0
+	prop := loyaltyProperty("reward, ledger CTE", rewardCTE, nil)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		rapid.Check(b, func(rt *rapid.T) { checks++; prop(rt) })
+	}
+	b.ReportMetric(float64(checks)/b.Elapsed().Seconds(), "checks/s")
+}
