@@ -30,6 +30,7 @@ type checker struct {
 	provider *effects.Provider
 
 	redriveAfter time.Duration // set while a late-redrive scenario plays
+	conc         *concurrency  // the concurrent scenarios' workers and the schedule playing
 	closers      []func()
 
 	mu      sync.Mutex
@@ -47,6 +48,8 @@ type scenarioRun struct {
 	Rejected []effects.Rejection
 	Problems []string
 	numbers  map[string]int
+	// Interleaving is what the scheduler did in a concurrent scenario.
+	Interleaving *interleaving
 }
 
 func (c *checker) now() time.Time {
@@ -229,6 +232,10 @@ func (c *checker) scenario(ctx context.Context, s Scenario) (*scenarioRun, error
 	case DuplicateEnqueue:
 		if c.deliver(ctx, sr, job1, faults.Plan{}, false) {
 			c.deliver(ctx, sr, job2, faults.Plan{}, false)
+		}
+	case Concurrent, Overlap:
+		if err := c.playConcurrent(ctx, sr, job1); err != nil {
+			return nil, err
 		}
 	}
 
