@@ -131,6 +131,17 @@ func concurrentFindings(rep *twice.Report) (found, ran []string) {
 	return found, ran
 }
 
+// withoutConcurrent keeps the tokens of the sequential scenarios.
+func withoutConcurrent(tokens []string) []string {
+	var out []string
+	for _, t := range tokens {
+		if !isConcurrent(t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 func isConcurrent(t string) bool {
 	return strings.HasPrefix(t, "concurrent:") || strings.HasPrefix(t, "overlap@")
 }

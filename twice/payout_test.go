@@ -175,7 +175,7 @@ func TestWebhookWithoutKeyIsAcceptedOnlyAtLeastOnce(t *testing.T) {
 	job := payoutJob("webhook, then mark", webhookThenMark)
 	job.Seed = twice.SeedSQL(`INSERT INTO payouts (restaurant_id, week, amount) VALUES (381, '2026-W42', 84000)`)
 	rep, tokens := findingTokens(t, job)
-	require.Equal(t, []string{"crash@3", "crash-after@2", "reply-lost@2"}, tokens, rep.String())
+	require.Equal(t, []string{"crash@3", "crash-after@2", "reply-lost@2", "overlap@1"}, tokens, rep.String())
 	rep, tokens = findingTokens(t, job, twice.EffectPolicy(effects.KindWebhook, effects.AtLeastOnce))
 	require.Empty(t, tokens, rep.String())
 }
