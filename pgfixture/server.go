@@ -51,6 +51,7 @@ func (s *Server) URL() string { return configURL(s.adminCfg) }
 var shared struct {
 	mu  sync.Mutex
 	srv *Server
+	err error // a failed start is not retried by every test
 }
 
 // Shared returns the one server of this process, started on first use; it is
@@ -64,8 +65,14 @@ func Shared(ctx context.Context) (*Server, error) {
 	if shared.srv != nil && !shared.srv.isClosed() {
 		return shared.srv, nil
 	}
+	if shared.err != nil {
+		return nil, shared.err
+	}
 	srv, err := startServer(ctx)
 	if err != nil {
+		if ctx.Err() == nil {
+			shared.err = err
+		}
 		return nil, err
 	}
 	shared.srv = srv
