@@ -95,8 +95,9 @@ func (b Budget) Choose(points ...int) Strategy {
 
 // Explore runs schedules for attempts with these numbers of points (taken
 // from a reference run; a run may reach more or fewer) within the budget:
-// every distinct interleaving when [Budget.Choose] says Enumerate, else
-// b.Runs PCT samples drawn from seed. run plays one schedule and returns its
+// every distinct interleaving when [Budget.Choose] says Enumerate, else up
+// to b.Runs distinct PCT samples drawn from seed (fewer once they stop
+// finding new interleavings). run plays one schedule and returns its
 // trace; returning [Stop] ends the exploration early, any other error aborts
 // it. Explore returns how many schedules it ran.
 func Explore(b Budget, seed uint64, points []int, run func(Chooser) (*Trace, error)) (int, error) {
@@ -122,13 +123,29 @@ func Explore(b Budget, seed uint64, points []int, run func(Chooser) (*Trace, err
 		}
 		return runs, nil
 	}
-	for runs < b.Runs {
-		t, err := run(NewPCT(seed, uint64(runs), len(points), steps, b.Depth))
+	// Samples that would repeat an earlier one's choices are skipped; the
+	// draws are bounded too, for jobs with few distinct samples.
+	// Sampling also stops once a quarter of the budget in a row brought no
+	// interleaving not seen before: the samples have saturated.
+	drawn, found := map[string]bool{}, map[string]bool{}
+	stale := 0
+	for draw := uint64(0); runs < b.Runs && draw < 10*uint64(b.Runs) && stale < max(8, b.Runs/4); draw++ {
+		p := NewPCT(seed, draw, len(points), steps, b.Depth)
+		if drawn[p.Key()] {
+			continue
+		}
+		drawn[p.Key()] = true
 		runs++
+		t, err := run(p)
 		if err != nil {
 			return runs, stopped(err)
 		}
-		_ = t
+		if t != nil && !found[t.Token()] {
+			found[t.Token()] = true
+			stale = 0
+		} else {
+			stale++
+		}
 	}
 	return runs, nil
 }

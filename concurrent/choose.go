@@ -1,6 +1,7 @@
 package concurrent
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 )
@@ -76,6 +77,21 @@ func NewPCT(seed, sample uint64, attempts, steps, depth int) *PCT {
 		}
 	}
 	return p
+}
+
+// Key identifies the schedule the sample will make: samples with equal
+// keys make the same choices, so [Explore] runs only one of them.
+func (p *PCT) Key() string {
+	changes := make([]int, 0, len(p.change))
+	for n := range p.change {
+		changes = append(changes, n)
+	}
+	slices.Sort(changes)
+	key := fmt.Sprint(p.prio)
+	for _, n := range changes {
+		key += fmt.Sprintf(" %d:%d", n, p.change[n])
+	}
+	return key
 }
 
 // Choose implements [Chooser].

@@ -178,7 +178,7 @@ func (s *Scheduler) Run(ctx context.Context, start func(i int)) (*Trace, error) 
 		}
 		a.st = running
 		start(i)
-		if err := s.settle(ctx); err != nil {
+		if err := s.settle(ctx, t); err != nil {
 			s.show(t)
 			if _, stuck := err.(*StuckError); !stuck {
 				s.Stop()
@@ -187,7 +187,7 @@ func (s *Scheduler) Run(ctx context.Context, start func(i int)) (*Trace, error) 
 		}
 	}
 	for {
-		if err := s.settle(ctx); err != nil {
+		if err := s.settle(ctx, t); err != nil {
 			s.show(t)
 			if _, stuck := err.(*StuckError); !stuck {
 				s.Stop()
@@ -264,7 +264,7 @@ func (s *Scheduler) apply(ev event) {
 // settle waits until no attempt is running: each waits at a point, waits on
 // a lock another attempt holds (as PostgreSQL says after the last event), or
 // has returned, and at least one is ready unless all returned.
-func (s *Scheduler) settle(ctx context.Context) error {
+func (s *Scheduler) settle(ctx context.Context, t *Trace) error {
 	timer := time.NewTimer(s.cfg.Poll)
 	defer timer.Stop()
 	gen, confirmed := 0, -1
@@ -283,6 +283,11 @@ func (s *Scheduler) settle(ctx context.Context) error {
 		}
 		if run == 0 && (blk == 0 || (confirmed == gen && wait > 0)) {
 			return nil
+		}
+		if run == 0 && wait == 0 && confirmed == gen {
+			// Every attempt left waits on another's lock: a deadlock, stable
+			// until PostgreSQL breaks it. Show the cycle.
+			s.show(t)
 		}
 		timer.Reset(s.cfg.Poll)
 		select {

@@ -326,17 +326,22 @@ func TestSameTokenSameReport(t *testing.T) {
 	t.Parallel()
 	job := ledgerNoUniqueJob("ledger: check, then act", checkThenAct)
 	const token = "concurrent:A2B2ABA2B3"
-	var first string
-	for i := 0; i < 20; i++ {
-		rep := check(t, job, twice.Only(token), twice.TestName("TestRewardOrder"))
-		require.False(t, rep.OK())
-		if i == 0 {
-			first = rep.String()
-			continue
-		}
-		require.Equal(t, first, rep.String(), "replay %d", i)
+	// Twenty whole checks, each on its own database, four at a time.
+	reports := make([]string, 20)
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 4)
+	for i := range reports {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			reports[i] = twice.Check(context.Background(), job, twice.Only(token), twice.TestName("TestRewardOrder")).String()
+		})
 	}
-	golden(t, "concurrent_check_then_act.txt", first+"\n")
+	wg.Wait()
+	for i, r := range reports {
+		require.Equal(t, reports[0], r, "replay %d", i+1)
+	}
+	golden(t, "concurrent_check_then_act.txt", reports[0]+"\n")
 }
 
 // stuckMu is held across a point: the second attempt waits for it in Go,
@@ -411,4 +416,42 @@ func TestBudgetBoundsTheExploration(t *testing.T) {
 	require.LessOrEqual(t, len(ran), 4+5, "4 overlaps, at most 5 samples")
 	again := check(t, job, twice.ConcurrencyBudget(tiny), twice.ExploreAllInterleavings())
 	require.Equal(t, rep.Tokens(), again.Tokens(), "the samples are seeded")
+}
+
+// lockUpgrade reads the customer FOR SHARE, then records the reward and
+// updates the balance: two attempts that both hold the share lock deadlock
+// when each wants to write.
+func lockUpgrade(ctx context.Context, a *twice.Attempt) error {
+	return pgx.BeginFunc(ctx, a.Pool, func(tx pgx.Tx) error {
+		var points int
+		if err := tx.QueryRow(ctx, `SELECT points FROM customers WHERE id = $1 FOR SHARE`, 77).Scan(&points); err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, `INSERT INTO points_ledger (customer_id, order_id, reason, points)
+VALUES ($1, $2, 'order_reward', 50) ON CONFLICT (order_id, reason) DO NOTHING`, 77, 9812)
+		if err != nil || tag.RowsAffected() == 0 {
+			return err
+		}
+		_, err = tx.Exec(ctx, `UPDATE customers SET points = points + 50 WHERE id = $1`, 77)
+		return err
+	})
+}
+
+// A deadlock is PostgreSQL's to break: one attempt fails with 40P01, the
+// queue redelivers it, and the job still ends as after one run.
+func TestDeadlockLoserIsRedelivered(t *testing.T) {
+	t.Parallel()
+	// Both take the share lock; A inserts; B's insert waits for A's; A's
+	// update waits for B's share lock: a cycle.
+	const token = "concurrent:A2B2ABA"
+	rep := check(t, loyaltyJob("lock upgrade", lockUpgrade), twice.Only(token))
+	require.True(t, rep.OK(), rep.String())
+	atts := rep.Scenarios[0].Attempts
+	require.Len(t, atts, 3, "A, B, the loser's redelivery")
+	states := []string{sqlState(atts[0].Err), sqlState(atts[1].Err)}
+	require.ElementsMatch(t, []string{"40P01", ""}, states, "one of them lost the deadlock: %v, %v", atts[0].Err, atts[1].Err)
+	require.NoError(t, atts[2].Err)
+	tl, _ := rep.Timeline(token)
+	require.Contains(t, tl, "... blocked on A")
+	require.Contains(t, tl, "... blocked on B")
 }
