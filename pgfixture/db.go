@@ -41,6 +41,9 @@ func (s *Server) CreateDB(ctx context.Context, schema Schema) (*DB, error) {
 	if schema.err != nil {
 		return nil, schema.err
 	}
+	if db := s.takeIdle(schema.Hash()); db != nil {
+		return db, nil
+	}
 	cfg := s.adminCfg.Copy()
 	cfg.Database = fmt.Sprintf("%sf%d_%s", dbPrefix, s.seq.Add(1), randHex(4))
 	db := &DB{srv: s, schema: schema, name: cfg.Database, cfg: cfg}
@@ -137,10 +140,16 @@ func (db *DB) Pool() *pgxpool.Pool {
 	return db.pool
 }
 
-// Close closes the control pool and drops the database, unless keep is true
-// or TWICE_KEEP_DB=1, in which case it stays (marked as kept, so stale
-// cleanup leaves it alone). Close is idempotent.
+// Close releases the database: it stays when keep is true or
+// TWICE_KEEP_DB=1 (marked as kept, so stale cleanup leaves it alone);
+// otherwise it is reset and kept warm for the next CreateDB of the same
+// schema (a clone costs hundreds of milliseconds, a reset a few), or dropped
+// when enough are warm already or the reset fails. Close is idempotent, and
+// db must not be used after it.
 func (db *DB) Close(ctx context.Context, keep bool) error {
+	if !keep && os.Getenv(envKeepDB) != "1" && db.srv.recycle(ctx, db) {
+		return nil
+	}
 	db.mu.Lock()
 	defer db.mu.Unlock()
 	if db.closed {
@@ -202,5 +211,57 @@ func New(tb TB, schema Schema) *DB {
 			tb.Logf("pgfixture: closing %s: %v", db.Name(), err)
 		}
 	})
+	return db
+}
+
+// maxIdlePerSchema bounds the warm databases kept per schema.
+const maxIdlePerSchema = 4
+
+// recycle resets db and hands its database to a fresh *DB on the idle list,
+// closing db itself. It reports false when db must be closed the usual way.
+func (s *Server) recycle(ctx context.Context, db *DB) bool {
+	hash := db.schema.Hash()
+	s.mu.Lock()
+	full := s.closed || len(s.idle[hash]) >= maxIdlePerSchema
+	s.mu.Unlock()
+	if full || db.Reset(ctx) != nil {
+		return false
+	}
+	db.mu.Lock()
+	if db.closed || db.pool == nil {
+		db.mu.Unlock()
+		return false
+	}
+	warm := &DB{srv: s, schema: db.schema, name: db.name, cfg: db.cfg, pool: db.pool, plan: db.plan, catalogs: db.catalogs}
+	db.closed = true
+	db.pool = nil
+	db.mu.Unlock()
+
+	s.mu.Lock()
+	delete(s.dbs, db)
+	s.dbs[warm] = struct{}{}
+	if s.closed {
+		s.mu.Unlock()
+		_ = warm.Close(ctx, false) // the server closed meanwhile: drop it
+		return true
+	}
+	if s.idle == nil {
+		s.idle = map[string][]*DB{}
+	}
+	s.idle[hash] = append(s.idle[hash], warm)
+	s.mu.Unlock()
+	return true
+}
+
+// takeIdle returns a warm database of the schema, or nil.
+func (s *Server) takeIdle(hash string) *DB {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	list := s.idle[hash]
+	if s.closed || len(list) == 0 {
+		return nil
+	}
+	db := list[len(list)-1]
+	s.idle[hash] = list[:len(list)-1]
 	return db
 }

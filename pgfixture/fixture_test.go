@@ -73,22 +73,30 @@ func scalar[T any](t testing.TB, pool *pgxpool.Pool, sql string, args ...any) T 
 func TestParallelTestsGetIsolatedDatabases(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex
-	names := map[string]bool{}
+	held := map[string]bool{} // databases held by a running test
+	used := 0
 	t.Run("group", func(t *testing.T) {
 		for i := range 6 {
 			t.Run(fmt.Sprint(i), func(t *testing.T) {
 				t.Parallel()
 				db := New(t, shopSchema)
 				mu.Lock()
-				names[db.Name()] = true
+				assert.False(t, held[db.Name()], "two running tests got the same database")
+				held[db.Name()] = true
+				used++
 				mu.Unlock()
+				t.Cleanup(func() {
+					mu.Lock()
+					delete(held, db.Name())
+					mu.Unlock()
+				})
 				execSQL(t, db, "INSERT INTO customers (name) VALUES ($1)", fmt.Sprint("worker-", i))
 				got := scalar[[]string](t, db.Pool(), "SELECT array_agg(name ORDER BY name) FROM customers")
 				assert.Equal(t, []string{"Ann", "Bob", fmt.Sprint("worker-", i)}, got)
 			})
 		}
 	})
-	assert.Len(t, names, 6, "every test gets its own database")
+	assert.Equal(t, 6, used)
 }
 
 func sequenceState(t testing.TB, db *DB) map[string]string {
@@ -550,10 +558,22 @@ func TestNewKeepsTheDatabaseOfAFailedTest(t *testing.T) {
 	assert.True(t, strings.HasSuffix(comment, " kept"))
 	require.NoError(t, srv.dropDatabase(context.Background(), name))
 
+	// A passing test's database is reset and handed to the next test of the
+	// same schema, in the migrated state; only Server.Close drops it.
 	ok := &fakeTB{name: "TestPasses"}
-	ok.run(func() { name = New(ok, shopSchema).Name() })
+	ok.run(func() {
+		db := New(ok, shopSchema)
+		name = db.Name()
+		execSQL(t, db, "INSERT INTO customers (name) VALUES ('Zed')")
+	})
 	assert.Empty(t, ok.logs)
-	assert.False(t, scalar[bool](t, srv.admin, `SELECT EXISTS (SELECT FROM pg_database WHERE datname = $1)`, name))
+	again := &fakeTB{name: "TestNext"}
+	again.run(func() {
+		db := New(again, shopSchema)
+		if db.Name() == name {
+			assert.Equal(t, []string{"Ann", "Bob"}, scalar[[]string](t, db.Pool(), "SELECT array_agg(name ORDER BY name) FROM customers"))
+		}
+	})
 }
 
 func TestMaskDSN(t *testing.T) {
@@ -642,4 +662,25 @@ func TestSchemaHash(t *testing.T) {
 	assert.NotEqual(t, SQL("a", "b").Hash(), SQL("ab").Hash())
 	assert.Equal(t, SQL("x").Hash(), FS(fstest.MapFS{"1.sql": {Data: []byte("x")}}).Hash())
 	assert.Len(t, Schema{}.Hash(), 64)
+}
+
+func TestClosedDatabasesAreResetAndReused(t *testing.T) {
+	t.Parallel()
+	srv := sharedT(t)
+	ctx := context.Background()
+	schema := SQL(`CREATE TABLE reuse_only (id serial PRIMARY KEY, v text NOT NULL);
+INSERT INTO reuse_only (v) VALUES ('migrated');`)
+	db, err := srv.CreateDB(ctx, schema)
+	require.NoError(t, err)
+	name := db.Name()
+	execSQL(t, db, "INSERT INTO reuse_only (v) VALUES ('test data')")
+	require.NoError(t, db.Close(ctx, false))
+	require.Error(t, db.Reset(ctx), "a closed DB is not usable")
+
+	again, err := srv.CreateDB(ctx, schema)
+	require.NoError(t, err)
+	defer func() { require.NoError(t, again.Close(ctx, false)) }()
+	require.Equal(t, name, again.Name(), "the warm database is reused, not cloned")
+	require.Equal(t, []string{"migrated"}, scalar[[]string](t, again.Pool(), "SELECT array_agg(v ORDER BY id) FROM reuse_only"))
+	require.Equal(t, int64(2), scalar[int64](t, again.Pool(), "SELECT nextval('reuse_only_id_seq')"), "sequences restart too")
 }

@@ -39,6 +39,7 @@ type Server struct {
 	mu        sync.Mutex
 	closed    bool
 	dbs       map[*DB]struct{}
+	idle      map[string][]*DB  // schema hash -> closed databases reset and ready for reuse
 	templates map[string]string // schema hash -> template name used by this server
 }
 
