@@ -32,7 +32,13 @@ type concurrency struct {
 // breaks a promise.
 func (c *checker) runConcurrent(ctx context.Context, ref *scenarioRun) ([]*scenarioRun, error) {
 	cc := c.cfg.conc
-	if cc.off != "" || (c.cfg.only != "" && !isConcurrentToken(c.cfg.only)) {
+	if c.cfg.only != "" && !isConcurrentToken(c.cfg.only) {
+		return nil, nil
+	}
+	if cc.off != "" {
+		if c.cfg.only != "" {
+			return nil, fmt.Errorf("twice: cannot replay %q: this check switched the concurrent scenarios off (%s)", c.cfg.only, cc.off)
+		}
 		return nil, nil
 	}
 	n := len(ref.Attempts[0].Steps)
