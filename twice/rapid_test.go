@@ -234,7 +234,7 @@ func TestRapidFailFileReplaysInAnotherProcess(t *testing.T) {
 		}
 		return string(out)
 	}
-	first := child("-rapid.seed=7", "-rapid.shrinktime=20s")
+	first := child("-rapid.seed=7", "-rapid.shrinktime=5s")
 	files, _ := filepath.Glob(filepath.Join(dir, "testdata", "rapid", "TestRapidFailFileChild", "*.fail"))
 	if len(files) != 1 {
 		t.Fatalf("want one fail file, got %v; output:\n%s", files, first)
