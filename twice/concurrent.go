@@ -29,7 +29,8 @@ type concurrency struct {
 // the end, the first resumes), then every distinct interleaving when they fit
 // the budget, or PCT samples when they do not. Each interleaving is played
 // once. Unless ExploreAllInterleavings, it stops at the first scenario that
-// breaks a promise.
+// breaks a promise. Inside rapid.Check (where every drawn input runs a
+// whole check) only the overlaps run, unless ConcurrencyBudget is given.
 func (c *checker) runConcurrent(ctx context.Context, ref *scenarioRun) ([]*scenarioRun, error) {
 	cc := c.cfg.conc
 	if c.cfg.only != "" && !isConcurrentToken(c.cfg.only) {
@@ -60,6 +61,9 @@ func (c *checker) runConcurrent(ctx context.Context, ref *scenarioRun) ([]*scena
 	if err != nil {
 		return nil, err
 	}
+	// Inside rapid.Check every drawn input runs a whole check: only the
+	// overlaps run there, unless ConcurrencyBudget asks for more.
+	overlapsOnly := c.cfg.pick != nil && cc.budget == nil
 	var out []*scenarioRun
 	seen := map[string]bool{}
 	stop := false
@@ -77,7 +81,7 @@ func (c *checker) runConcurrent(ctx context.Context, ref *scenarioRun) ([]*scena
 		}
 		keep(sr)
 	}
-	if stop {
+	if stop || overlapsOnly {
 		return out, nil
 	}
 	_, err = concurrent.Explore(budget, cc.scheduleSeed(), []int{n, n}, func(ch concurrent.Chooser) (*concurrent.Trace, error) {

@@ -55,7 +55,8 @@ func Isolation(l IsolationLevel) Option {
 
 // ConcurrencyBudget bounds how many interleavings the concurrent scenarios
 // explore (concurrent.Quick, concurrent.Default, concurrent.Thorough or your
-// own); it wins over -twice.budget, TWICE_BUDGET and -short.
+// own); it wins over -twice.budget, TWICE_BUDGET and -short. Inside
+// rapid.Check only the overlap scenarios run unless this option is given.
 func ConcurrencyBudget(b concurrent.Budget) Option {
 	return optionFunc(func(c *config) { c.conc.budget = &b })
 }
