@@ -67,9 +67,10 @@ func ScheduleSeed(seed uint64) Option {
 	return optionFunc(func(c *config) { c.conc.seed = seed })
 }
 
-// WithoutConcurrency switches off the concurrent scenarios. The reason is
-// required and printed with every report (for example "the queue runs this
-// job under a per-order advisory lock").
+// WithoutConcurrency switches off the concurrent scenarios. Say why (for
+// example "the queue runs this job under a per-order advisory lock"); the
+// reason is kept in the test, and in the error when a concurrent token is
+// replayed anyway.
 func WithoutConcurrency(reason string) Option {
 	return optionFunc(func(c *config) { c.conc.off = reason })
 }
