@@ -68,7 +68,7 @@ func Check(ctx context.Context, job Job, opts ...Option) *Report {
 	if job.Name == "" {
 		job.Name = "job"
 	}
-	rep := &Report{Job: job.Name, testName: cfg.testName, dupEnqueueOff: cfg.dupEnqueueOff}
+	rep := &Report{Job: job.Name, testName: cfg.testName, dupEnqueueOff: cfg.dupEnqueueOff, concurrencyOff: cfg.conc.off}
 	if job.Run == nil {
 		rep.Err = errors.New("twice: the job has no Run function: set Job.Run to the function a worker calls for one delivery")
 		return rep
@@ -255,11 +255,16 @@ func (c *checker) next(sr *scenarioRun, jobID string) int {
 	return sr.numbers[jobID]
 }
 
-// deliver plays the queue for one job ID: it delivers the job until an
-// attempt succeeds, as an at-least-once queue does. The first attempt runs
-// under first; ackLost crashes it after it returns. It reports whether the
-// job ended acknowledged.
+// deliver plays the queue for one job ID on the check's worker: it delivers
+// the job until an attempt succeeds, as an at-least-once queue does. The
+// first attempt runs under first; ackLost crashes it after it returns. It
+// reports whether the job ended acknowledged.
 func (c *checker) deliver(ctx context.Context, sr *scenarioRun, jobID string, first faults.Plan, ackLost bool) bool {
+	return c.deliverOn(ctx, sr, c.worker, jobID, first, ackLost)
+}
+
+// deliverOn is deliver on worker w.
+func (c *checker) deliverOn(ctx context.Context, sr *scenarioRun, w *faults.Worker, jobID string, first faults.Plan, ackLost bool) bool {
 	for n := 1; n <= c.cfg.maxDeliveries; n++ {
 		p, lost := faults.Plan{}, false
 		if n == 1 {
@@ -270,7 +275,7 @@ func (c *checker) deliver(ctx context.Context, sr *scenarioRun, jobID string, fi
 			c.clock = c.clock.Add(c.redriveAfter)
 			c.mu.Unlock()
 		}
-		rec := c.runAttempt(ctx, jobID, c.next(sr, jobID), p, lost)
+		rec := c.startAttempt(ctx, w, jobID, c.next(sr, jobID), p).wait(c.cfg.attemptTimeout, lost)
 		sr.Attempts = append(sr.Attempts, rec)
 		switch {
 		case rec.Panic != "":

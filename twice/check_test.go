@@ -155,3 +155,15 @@ func mismatchStrings(ms []effects.Mismatch) []string {
 	}
 	return out
 }
+
+func TestSkippedScenariosAreNamedInTheReport(t *testing.T) {
+	t.Parallel()
+	rep, tokens := findingTokens(t, loyaltyJob("ledger CTE", ledgerCTE),
+		twice.WithoutConcurrency("the queue runs this job under a per-order advisory lock"),
+		twice.WithoutDuplicateEnqueue("enqueued in the order's transaction"))
+	require.Empty(t, tokens)
+	require.Equal(t, []string{"sequential", "crash@1", "crash@end"}, rep.Tokens())
+	require.Equal(t, "twice: ledger CTE: idempotent in 3 scenarios (sequential, crash@1, crash@end)\n"+
+		"duplicate enqueue not checked: enqueued in the order's transaction\n"+
+		"concurrent deliveries not checked: the queue runs this job under a per-order advisory lock", rep.String())
+}

@@ -270,38 +270,11 @@ func (c *checker) playConcurrent(ctx context.Context, sr *scenarioRun, jobID str
 		return nil
 	}
 	for range failed {
-		if !c.redeliverOn(ctx, sr, k.workers[0], jobID) {
+		if !c.deliverOn(ctx, sr, k.workers[0], jobID, faults.Plan{}, false) {
 			break
 		}
 	}
 	return nil
-}
-
-// redeliverOn is deliver on a given worker: the job is delivered until an
-// attempt succeeds, at most MaxDeliveries times.
-func (c *checker) redeliverOn(ctx context.Context, sr *scenarioRun, w *faults.Worker, jobID string) bool {
-	for range c.cfg.maxDeliveries {
-		rec := c.startAttempt(ctx, w, jobID, c.next(sr, jobID), faults.Plan{}).wait(c.cfg.attemptTimeout, false)
-		sr.Attempts = append(sr.Attempts, rec)
-		switch {
-		case rec.Panic != "":
-			sr.Problems = append(sr.Problems, fmt.Sprintf("%s panicked (a queue would redeliver it; the check stops here):\n%s", attemptName(rec), indent(rec.Panic, "  ")))
-			return false
-		case rec.Hung:
-			sr.Problems = append(sr.Problems, hungProblem(rec, c.cfg.attemptTimeout))
-			return false
-		case rec.Crashed || rec.Err != nil:
-			continue
-		}
-		return true
-	}
-	last := sr.Attempts[len(sr.Attempts)-1]
-	why := "it crashed"
-	if last.Err != nil {
-		why = "it returned: " + last.Err.Error()
-	}
-	sr.Problems = append(sr.Problems, fmt.Sprintf("%s never succeeded: the queue gave up after %d redeliveries; the last time %s", jobID, c.cfg.maxDeliveries, why))
-	return false
 }
 
 // describeConcurrent is Scenario.Describe for the concurrent kinds.

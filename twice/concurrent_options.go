@@ -1,10 +1,7 @@
 package twice
 
 import (
-	"flag"
 	"fmt"
-	"os"
-	"testing"
 
 	"github.com/twicekit/twicekit/concurrent"
 )
@@ -82,27 +79,13 @@ func ExploreAllInterleavings() Option {
 	return optionFunc(func(c *config) { c.conc.all = true })
 }
 
-// -twice.budget (env TWICE_BUDGET) is shared with the rapid checks; whoever
-// registers it first owns it, the other reads it through flag.Lookup.
-func init() {
-	if flag.Lookup("twice.budget") == nil {
-		flag.String("twice.budget", "", "how much a check explores: `quick`, default or thorough (-short means quick); env TWICE_BUDGET")
-	}
-}
-
 // resolveBudget: the option, else -twice.budget, else TWICE_BUDGET, else
 // quick under -short, else default.
 func (cc concurrentConfig) resolveBudget() (concurrent.Budget, error) {
 	if cc.budget != nil {
 		return *cc.budget, nil
 	}
-	name, from := "", "-twice.budget"
-	if f := flag.Lookup("twice.budget"); f != nil {
-		name = f.Value.String()
-	}
-	if name == "" {
-		name, from = os.Getenv("TWICE_BUDGET"), "TWICE_BUDGET"
-	}
+	name, from := budgetSetting()
 	if name != "" {
 		b, err := concurrent.ParseBudget(name)
 		if err != nil {
@@ -110,7 +93,7 @@ func (cc concurrentConfig) resolveBudget() (concurrent.Budget, error) {
 		}
 		return b, nil
 	}
-	if testing.Testing() && flag.Parsed() && testing.Short() {
+	if shortTests() {
 		return concurrent.Quick, nil
 	}
 	return concurrent.Default, nil

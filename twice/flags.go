@@ -3,12 +3,38 @@ package twice
 import (
 	"flag"
 	"os"
+	"testing"
 )
 
 // Settings from the command line, with the environment as fallback:
 //
-//	-twice.run=TOKEN   TWICE_RUN    run only the scenario with this token
-var runToken = flag.String("twice.run", "", "run only the twice scenario with this `token` (as printed on a failure's replay line); env TWICE_RUN")
+//	-twice.run=TOKEN        TWICE_RUN     run only the scenario with this token
+//	-twice.budget=NAME      TWICE_BUDGET  quick, default or thorough (-short means quick)
+var (
+	runToken   = flag.String("twice.run", "", "run only the twice scenario with this `token` (as printed on a failure's replay line); env TWICE_RUN")
+	budgetFlag = flag.String("twice.budget", "", "how much a check explores: `quick`, default or thorough (-short means quick); env TWICE_BUDGET")
+)
+
+// Budget names, as -twice.budget and TWICE_BUDGET spell them.
+const (
+	BudgetQuick    = "quick"
+	BudgetDefault  = "default"
+	BudgetThorough = "thorough"
+)
+
+// budgetSetting is the budget named by -twice.budget, else TWICE_BUDGET
+// (with where it came from, for errors), or "" when neither is set.
+func budgetSetting() (name, from string) {
+	if *budgetFlag != "" {
+		return *budgetFlag, "-twice.budget"
+	}
+	return os.Getenv("TWICE_BUDGET"), "TWICE_BUDGET"
+}
+
+// shortTests reports whether this is a test binary run with -short.
+func shortTests() bool {
+	return testing.Testing() && flag.Parsed() && testing.Short()
+}
 
 func runFlag() string {
 	if *runToken != "" {

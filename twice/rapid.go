@@ -1,11 +1,8 @@
 package twice
 
 import (
-	"flag"
 	"fmt"
-	"os"
 	"strings"
-	"testing"
 
 	"pgregory.net/rapid"
 
@@ -34,31 +31,13 @@ import (
 // failing cases while it shrinks. Replay the shrunk case with TWICE_KEEP_DB=1
 // to keep one.
 
-// Budget names, as -twice.budget and TWICE_BUDGET spell them.
-const (
-	BudgetQuick    = "quick"
-	BudgetDefault  = "default"
-	BudgetThorough = "thorough"
-)
-
-// -twice.budget is shared with the concurrent scenarios; whoever registers
-// it first owns it, the other reads it through flag.Lookup.
-func init() {
-	if flag.Lookup("twice.budget") == nil {
-		flag.String("twice.budget", "", "how much a check explores: `quick`, default or thorough (-short means quick); env TWICE_BUDGET")
-	}
-}
-
 // budgetName is the budget from -twice.budget, else TWICE_BUDGET, else quick
 // under -short, else default.
 func budgetName() string {
-	if f := flag.Lookup("twice.budget"); f != nil && f.Value.String() != "" {
-		return f.Value.String()
+	if name, _ := budgetSetting(); name != "" {
+		return name
 	}
-	if b := os.Getenv("TWICE_BUDGET"); b != "" {
-		return b
-	}
-	if testing.Testing() && testing.Short() {
+	if shortTests() {
 		return BudgetQuick
 	}
 	return BudgetDefault

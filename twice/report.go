@@ -28,8 +28,9 @@ type Report struct {
 	Reference *scenarioRun
 	Scenarios []*scenarioRun
 
-	testName      string
-	dupEnqueueOff string
+	testName       string
+	dupEnqueueOff  string
+	concurrencyOff string
 }
 
 // OK reports whether the check ran and every scenario kept every promise.
@@ -52,10 +53,7 @@ func (r *Report) String() string {
 	}
 	if len(r.Findings) == 0 {
 		s := fmt.Sprintf("twice: %s: idempotent in %d scenarios (%s)", r.Job, len(r.Scenarios), strings.Join(r.Tokens(), ", "))
-		if r.dupEnqueueOff != "" {
-			s += "\nduplicate enqueue not checked: " + r.dupEnqueueOff
-		}
-		return s
+		return s + r.notChecked()
 	}
 	var b strings.Builder
 	total := len(r.Scenarios)
@@ -92,10 +90,20 @@ func (r *Report) String() string {
 			fmt.Fprintf(&b, "  %s [-twice.run=%s]\n", g.Headline, g.Token)
 		}
 	}
-	if r.dupEnqueueOff != "" {
-		b.WriteString("\nduplicate enqueue not checked: " + r.dupEnqueueOff + "\n")
-	}
+	b.WriteString(r.notChecked())
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// notChecked names the scenarios the check was told to skip, and why.
+func (r *Report) notChecked() string {
+	s := ""
+	if r.dupEnqueueOff != "" {
+		s += "\nduplicate enqueue not checked: " + r.dupEnqueueOff
+	}
+	if r.concurrencyOff != "" {
+		s += "\nconcurrent deliveries not checked: " + r.concurrencyOff
+	}
+	return s
 }
 
 // timeline prints the attempts of a scenario, one point a line.
