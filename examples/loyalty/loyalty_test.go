@@ -37,9 +37,7 @@ func TestIncrementGivesThePointsAgain(t *testing.T) {
 		require.Equal(t, "(id=77, name='Ann', points=220)", d.Extra[0].String())
 	}
 	require.Equal(t, "not idempotent: sequential: the ack was lost and the same job was delivered again", rep.Findings[0].Headline)
-	if story.RanConcurrent(rep) {
-		require.NotEmpty(t, story.Concurrent(rep), "two increments at once add twice:\n%s", rep)
-	}
+	require.NotEmpty(t, story.Concurrent(rep), "two increments at once add twice:\n%s", rep)
 }
 
 func TestCheckThenActAddsAgainAfterACrash(t *testing.T) {
@@ -52,19 +50,15 @@ func TestCheckThenActAddsAgainAfterACrash(t *testing.T) {
 	f := story.Find(rep, "crash@3")
 	require.Contains(t, f.Headline, "crash before point 3 of 3 (INSERT INTO reward_log")
 	require.Equal(t, []string{"customers"}, story.Tables(f))
-	if story.RanConcurrent(rep) {
-		// Two workers both run the SELECT, both see nothing, both add points.
-		require.NotEmpty(t, story.Concurrent(rep), "no concurrent scenario caught the race:\n%s", rep)
-	}
+	// Two workers both run the SELECT, both see nothing, both add points.
+	require.NotEmpty(t, story.Concurrent(rep), "no concurrent scenario caught the race:\n%s", rep)
 }
 
 func TestCheckThenActInATransactionIsARace(t *testing.T) {
 	t.Parallel()
 	rep := check(t, loyalty.CheckThenActInTxJob())
 	require.Empty(t, story.Sequential(rep), "no sequential scenario can split a transaction:\n%s", rep)
-	if !story.RanConcurrent(rep) {
-		t.Skip("this build of twice runs no concurrent scenarios")
-	}
+	require.True(t, story.RanConcurrent(rep), "the check ran no concurrent scenario:\n%s", rep)
 	conc := story.Concurrent(rep)
 	require.NotEmpty(t, conc, "no concurrent scenario caught the race:\n%s", rep)
 	f := story.Find(rep, conc[0])

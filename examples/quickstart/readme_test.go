@@ -32,12 +32,12 @@ func TestReadmeShowsTheQuickStart(t *testing.T) {
 	want := quickStart(t)
 	b, err := os.ReadFile("../../README.md")
 	if err != nil {
-		t.Skipf("no README.md at the module root (%v): nothing to compare the quick start with", err)
+		t.Fatalf("no README.md at the module root (%v): nothing to compare the quick start with", err)
 	}
 	const marker = "<!-- README:quickstart -->"
 	_, after, ok := strings.Cut(string(b), marker)
 	if !ok {
-		t.Skipf("README.md has no %s marker yet: paste examples/quickstart's block (see examples/README.md) after it, in a ```go fence", marker)
+		t.Fatalf("README.md has no %s marker: paste examples/quickstart's block (see examples/README.md) after it, in a ```go fence", marker)
 	}
 	after = strings.TrimLeft(after, "\n")
 	body, ok := strings.CutPrefix(after, "```go\n")
