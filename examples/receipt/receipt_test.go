@@ -1,30 +1,20 @@
 package receipt_test
 
 import (
-	"context"
-	"os"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/twicekit/twicekit/effects"
 	"github.com/twicekit/twicekit/examples/internal/story"
+	"github.com/twicekit/twicekit/examples/internal/storytest"
 	"github.com/twicekit/twicekit/examples/receipt"
-	"github.com/twicekit/twicekit/pgfixture"
 	"github.com/twicekit/twicekit/twice"
 )
 
-func TestMain(m *testing.M) {
-	story.RapidChecks(5)
-	os.Exit(pgfixture.Main(m))
-}
+func TestMain(m *testing.M) { storytest.Main(m) }
 
-func check(t *testing.T, job twice.Job, opts ...twice.Option) *twice.Report {
-	t.Helper()
-	rep := twice.Check(context.Background(), job, opts...)
-	require.NoError(t, rep.Err)
-	return rep
-}
+var check = storytest.Check
 
 const twoReceipts = `email ann@example.com "Your receipt for order 9812\nTotal: ₹1299.00": want 1, got 2 (exactly-once)`
 
