@@ -6,12 +6,12 @@ import (
 	"sync"
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/twicekit/twicekit/internal/leakcheck"
 
 	"github.com/twicekit/twicekit/effects"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { leakcheck.Exit(m.Run()) }
 
 var (
 	errCrashed   = errors.New("attempt crashed")

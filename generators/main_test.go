@@ -3,9 +3,10 @@ package generators_test
 import (
 	"flag"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
+
+	"github.com/twicekit/twicekit/internal/leakcheck"
 
 	"github.com/twicekit/twicekit/pgfixture"
 )
@@ -17,7 +18,7 @@ func TestMain(m *testing.M) {
 	if err := flag.Set("rapid.nofailfile", "true"); err != nil {
 		panic(err)
 	}
-	os.Exit(pgfixture.Main(m))
+	leakcheck.Exit(pgfixture.Main(m))
 }
 
 // recTB is a testing.TB that records failures instead of failing the test,

@@ -1,8 +1,9 @@
 package pgfixture
 
 import (
-	"os"
 	"testing"
+
+	"github.com/twicekit/twicekit/internal/leakcheck"
 )
 
-func TestMain(m *testing.M) { os.Exit(Main(m)) }
+func TestMain(m *testing.M) { leakcheck.Exit(Main(m)) }

@@ -34,7 +34,7 @@ func assertIdempotent(tb TB, fail func(string, ...any), job Job, opts []Option) 
 	if c, ok := tb.(interface{ Context() context.Context }); ok {
 		ctx = c.Context()
 	}
-	opts = append(append([]Option{TestName(tb.Name())}, opts...), rapidOptions(tb)...)
+	opts = append(append([]Option{TestName(tb.Name()), KeepFailedDatabase()}, opts...), rapidOptions(tb)...)
 	rep := Check(ctx, job, opts...)
 	if rep.KeptDatabase != "" {
 		tb.Logf("twice: kept the check's database for inspection: %s", rep.KeptDatabase)

@@ -62,7 +62,8 @@ func (c *checker) now() time.Time {
 // scenario (ack lost, a crash before each point and after the last, a
 // duplicate enqueue), each on the same database reset to the migrated state
 // and seeded again, and compares each with the reference. It returns the
-// report; it never fails a test by itself.
+// report; it never fails a test by itself. Its database is handed back
+// afterwards unless KeepFailedDatabase is given and the check failed.
 func Check(ctx context.Context, job Job, opts ...Option) *Report {
 	cfg := newConfig(opts)
 	if job.Name == "" {
@@ -83,7 +84,7 @@ func Check(ctx context.Context, job Job, opts ...Option) *Report {
 		return rep
 	}
 	defer func() {
-		keep := !rep.OK() && cfg.pick == nil // rapid replays many failing cases: keep none
+		keep := !rep.OK() && cfg.keepFailed && cfg.pick == nil // rapid replays many failing cases: keep none
 		if keep {
 			rep.KeptDatabase = c.db.URL()
 		}

@@ -2,29 +2,20 @@ package twice_test
 
 import (
 	"context"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/twicekit/twicekit/internal/leakcheck"
+
 	"github.com/stretchr/testify/require"
-	"go.uber.org/goleak"
 
 	"github.com/twicekit/twicekit/effects"
 	"github.com/twicekit/twicekit/pgfixture"
 	"github.com/twicekit/twicekit/twice"
 )
 
-func TestMain(m *testing.M) {
-	code := pgfixture.Main(m)
-	if code == 0 {
-		if err := goleak.Find(); err != nil {
-			os.Stderr.WriteString("goleak: " + err.Error() + "\n")
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { leakcheck.Exit(pgfixture.Main(m)) }
 
 // findingTokens runs a check and returns the tokens of the scenarios that
 // broke a promise.

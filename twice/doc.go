@@ -22,7 +22,7 @@
 //     the effects diff and the one line that replays it.
 //   - Options: [EffectPolicy], [IgnoreColumns], [Normalize],
 //     [SnapshotOptions], [WithoutDuplicateEnqueue], [AttemptTimeout],
-//     [MaxDeliveries], [Only], [OnServer], [TestName].
+//     [MaxDeliveries], [Only], [OnServer], [TestName], [KeepFailedDatabase].
 //
 // Settings: -twice.run=TOKEN (or TWICE_RUN) runs only the scenario a replay
 // line names. PostgreSQL is found as package pgfixture describes.

@@ -24,6 +24,7 @@ type config struct {
 	only           string
 	server         *pgfixture.Server
 	testName       string
+	keepFailed     bool
 	start          time.Time
 	sqlDriver      string
 	redrives       []time.Duration
@@ -125,6 +126,17 @@ func Only(token string) Option {
 // OnServer runs the check on s instead of the process's shared server.
 func OnServer(s *pgfixture.Server) Option {
 	return optionFunc(func(c *config) { c.server = s })
+}
+
+// KeepFailedDatabase keeps the check's database when the check fails, and
+// puts its masked URL in Report.KeptDatabase, for inspection with psql.
+// AssertIdempotent and ExpectIdempotent set it: they keep the database of
+// the test they fail. Without it, Check hands its database back (reset, for
+// the next check of the same schema) whatever the verdict, so checks that
+// are expected to fail leave nothing behind. TWICE_KEEP_DB=1 keeps every
+// database.
+func KeepFailedDatabase() Option {
+	return optionFunc(func(c *config) { c.keepFailed = true })
 }
 
 // TestName names the test on the report's replay line; AssertIdempotent

@@ -21,7 +21,8 @@ type Report struct {
 	// Err is set when the check itself could not run: no PostgreSQL, a broken
 	// migration, seed data that does not insert, or an internal error.
 	Err error
-	// KeptDatabase is the masked URL of the database kept for a failed check.
+	// KeptDatabase is the masked URL of the database kept for a failed check
+	// (see KeepFailedDatabase); empty when none was kept.
 	KeptDatabase string
 
 	// Reference and Scenarios are what the check saw.

@@ -1,16 +1,17 @@
 package main
 
 import (
-	"os"
 	"strings"
 	"testing"
+
+	"github.com/twicekit/twicekit/internal/leakcheck"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/twicekit/twicekit/pgfixture"
 )
 
-func TestMain(m *testing.M) { os.Exit(pgfixture.Main(m)) }
+func TestMain(m *testing.M) { leakcheck.Exit(pgfixture.Main(m)) }
 
 func TestTour(t *testing.T) {
 	var out strings.Builder

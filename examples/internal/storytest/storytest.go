@@ -4,8 +4,9 @@ package storytest
 
 import (
 	"context"
-	"os"
 	"testing"
+
+	"github.com/twicekit/twicekit/internal/leakcheck"
 
 	"github.com/stretchr/testify/require"
 
@@ -18,7 +19,7 @@ import (
 // -rapid.checks says otherwise, and the test PostgreSQL stopped at the end.
 func Main(m *testing.M) {
 	story.RapidChecks(5)
-	os.Exit(pgfixture.Main(m))
+	leakcheck.Exit(pgfixture.Main(m))
 }
 
 // Check runs twice.Check and fails the test if the check itself could not
