@@ -6,9 +6,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/twicekit/twicekit/internal/leakcheck"
-
 	"github.com/twicekit/twicekit/effects"
+	"github.com/twicekit/twicekit/internal/leakcheck"
 )
 
 func TestMain(m *testing.M) { leakcheck.Exit(m.Run()) }

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/twicekit/twicekit/internal/leakcheck"
-
 	"github.com/twicekit/twicekit/pgfixture"
 )
 

@@ -6,11 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twicekit/twicekit/internal/leakcheck"
-
 	"github.com/stretchr/testify/require"
 
 	"github.com/twicekit/twicekit/effects"
+	"github.com/twicekit/twicekit/internal/leakcheck"
 	"github.com/twicekit/twicekit/pgfixture"
 	"github.com/twicekit/twicekit/twice"
 )

@@ -51,6 +51,9 @@ func compare(ref, sr *scenarioRun, cfg *config) *Finding {
 	}
 	f.Headline = headline(f, sr)
 	f.Timeline = timeline(sr)
+	keys := newKeyAliases(ref, sr)
+	f.Headline, f.Timeline = keys.apply(f.Headline), keys.apply(f.Timeline)
+	f.Problems, f.Hints = keys.applyAll(f.Problems), keys.applyAll(f.Hints)
 	return f
 }
 

@@ -4,10 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/twicekit/twicekit/internal/leakcheck"
-
 	"github.com/stretchr/testify/require"
 
+	"github.com/twicekit/twicekit/internal/leakcheck"
 	"github.com/twicekit/twicekit/pgfixture"
 )
 

@@ -6,11 +6,10 @@ import (
 	"context"
 	"testing"
 
-	"github.com/twicekit/twicekit/internal/leakcheck"
-
 	"github.com/stretchr/testify/require"
 
 	"github.com/twicekit/twicekit/examples/internal/story"
+	"github.com/twicekit/twicekit/internal/leakcheck"
 	"github.com/twicekit/twicekit/pgfixture"
 	"github.com/twicekit/twicekit/twice"
 )

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/twicekit/twicekit/examples/internal/story"
+	"github.com/twicekit/twicekit/pgfixture"
+	"github.com/twicekit/twicekit/twice"
+)
+
+// The determinism check's settings; .ci/determinism runs the test binary
+// many times with -determinism.runs=1 and -determinism.out, and compares the
+// files across processes.
+var (
+	determinismRuns = flag.Int("determinism.runs", 20, "how many times TestEveryCheckIsDeterministic runs each story's check in this process")
+	determinismOut  = flag.String("determinism.out", "", "write every story's verdict and report text (from the first run) to this `file`, for comparison across processes")
+)
+
+// determinismSeed is the schedule seed of every check in the determinism
+// test (the default one, given explicitly so the test says what it fixes).
+const determinismSeed = 1
+
+// TestEveryCheckIsDeterministic runs the check of every story form
+// -determinism.runs times (20) and requires the same verdict and the same
+// report text, byte for byte, every time.
+func TestEveryCheckIsDeterministic(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the determinism check runs every story's check 20 times")
+	}
+	if *determinismRuns < 1 {
+		t.Fatalf("-determinism.runs=%d: give at least 1", *determinismRuns)
+	}
+	srv, err := pgfixture.Shared(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	forms := stories()
+	texts := make([]string, len(forms))
+	t.Run("story", func(t *testing.T) {
+		for i, f := range forms {
+			t.Run(f.Title(), func(t *testing.T) {
+				t.Parallel()
+				first := determinismText(t.Context(), srv, f)
+				texts[i] = first
+				for run := 2; run <= *determinismRuns; run++ {
+					if got := determinismText(t.Context(), srv, f); got != first {
+						t.Fatalf("run %d of %s differs from run 1 (same job, options and seed %d):\n%s",
+							run, f.Title(), determinismSeed, lineDiff(first, got))
+					}
+				}
+			})
+		}
+	})
+	if *determinismOut == "" || t.Failed() {
+		return
+	}
+	var b strings.Builder
+	for i, f := range forms {
+		fmt.Fprintf(&b, "=== %s\n%s\n", f.Title(), texts[i])
+	}
+	if err := os.WriteFile(*determinismOut, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// determinismText is what must not change between runs of a form's check:
+// the verdict line, the scenarios that ran, and the report text.
+func determinismText(ctx context.Context, srv *pgfixture.Server, f story.Form) string {
+	opts := append([]twice.Option{twice.OnServer(srv), twice.ScheduleSeed(determinismSeed)}, f.Options...)
+	rep := twice.Check(ctx, f.Job, opts...)
+	_, verdict := story.Verdict(f, rep)
+	return verdict + "\nscenarios: " + strings.Join(rep.Tokens(), " ") + "\n" + rep.String()
+}
+
+// lineDiff shows the first lines where want and got differ, with context.
+func lineDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	i := 0
+	for i < len(w) && i < len(g) && w[i] == g[i] {
+		i++
+	}
+	var b strings.Builder
+	from := max(0, i-3)
+	for k := from; k < i; k++ {
+		fmt.Fprintf(&b, "  %s\n", w[k])
+	}
+	for k := i; k < min(len(w), i+5); k++ {
+		fmt.Fprintf(&b, "- %s\n", w[k])
+	}
+	for k := i; k < min(len(g), i+5); k++ {
+		fmt.Fprintf(&b, "+ %s\n", g[k])
+	}
+	return b.String()
+}
