@@ -26,8 +26,14 @@ type Worker struct {
 	cuts    []func()
 }
 
-// maxWorkerConns bounds the connections of one worker.
+// maxWorkerConns bounds the connections of each of a worker's handles.
 const maxWorkerConns = 4
+
+// MaxConnsPerWorker is the most connections one Worker opens: its pgx pool's
+// and its *sql.DB's (pgx's or the one [Worker.UseDriver] puts in its place),
+// 4 each. Callers reserve that many per worker on servers with a connection
+// limit.
+const MaxConnsPerWorker = 2 * maxWorkerConns
 
 // NewWorker builds a worker on a copy of cfg. Connections are made lazily.
 func NewWorker(cfg *pgx.ConnConfig) (*Worker, error) {

@@ -21,6 +21,7 @@ type DB struct {
 	schema Schema
 	name   string
 	cfg    *pgx.ConnConfig // for callers: the server's settings with Database = name
+	slots  *slots          // the server's connections reserved for the control pool
 
 	mu       sync.Mutex
 	pool     *pgxpool.Pool
@@ -34,21 +35,83 @@ type DB struct {
 // an advisory lock, so parallel test binaries sharing the server agree).
 // A broken migration fails with its name, PostgreSQL's message and the line
 // and column PostgreSQL points at.
+//
+// The database holds 4 of the server's connections for its control pool
+// while it lives (see [Server.ReserveConnections]); when they are not free,
+// CreateDB waits for them. A warm database of the schema (a closed one kept
+// for reuse) is handed out without waiting.
 func (s *Server) CreateDB(ctx context.Context, schema Schema) (*DB, error) {
+	db, _, err := s.createDB(ctx, schema, 0, "")
+	return db, err
+}
+
+// CreateDBReserving is CreateDB for a caller that will open up to extra
+// connections of its own to the database (workers, pools): it reserves them
+// together with the database's control pool, in one step, and returns the
+// function that gives them back once the caller's connections are closed
+// (the database keeps its own until it is closed). Reserving both at once
+// means a caller never holds connections while it waits for more, so
+// parallel callers cannot wait for each other. When the reservation is more
+// than the server has room for at all, it fails at once with an error that
+// names the numbers and the fix (errors.Is(err, ErrConnectionLimit)); what
+// names the caller in it, e.g. `twice.Check of job "reward"`.
+func (s *Server) CreateDBReserving(ctx context.Context, schema Schema, extra int, what string) (db *DB, release func(), err error) {
+	db, r, err := s.createDB(ctx, schema, max(extra, 0), what)
+	if err != nil {
+		return nil, nil, err
+	}
+	return db, r.release, nil
+}
+
+// createDB returns a database of schema and a reservation of extra more
+// connections for the caller (nil when extra is 0).
+func (s *Server) createDB(ctx context.Context, schema Schema, extra int, what string) (*DB, *slots, error) {
 	if s.isClosed() {
-		return nil, errors.New("pgfixture: CreateDB on a closed server")
+		return nil, nil, errors.New("pgfixture: CreateDB on a closed server")
 	}
 	if schema.err != nil {
-		return nil, schema.err
+		return nil, nil, schema.err
 	}
-	if db := s.takeIdle(schema.Hash()); db != nil {
-		return db, nil
+	hash := schema.Hash()
+	if db := s.takeIdle(hash); db != nil {
+		if extra == 0 {
+			return db, nil, nil
+		}
+		if s.budget.tryAcquire(extra) {
+			return db, &slots{b: s.budget, n: extra}, nil
+		}
+		// Waiting for extra while holding the warm database's connections
+		// could wait on another caller doing the same: hand it back (the
+		// wait below drops it if its connections are needed) and wait for
+		// all at once.
+		s.putIdle(ctx, db)
+	}
+	if what == "" {
+		what = "a fixture database"
+	}
+	detail := ""
+	if extra > 0 {
+		detail = fmt.Sprintf("%d of its own and %d for its fixture database's control pool", extra, controlPoolConns)
+	}
+	all, err := s.reserve(ctx, extra+controlPoolConns, what, detail)
+	if err != nil {
+		return nil, nil, err
+	}
+	var mine *slots
+	if extra > 0 {
+		mine = &slots{b: s.budget, n: extra}
+	}
+	own := &slots{b: s.budget, n: controlPoolConns}
+	if db := s.takeIdle(hash); db != nil { // handed back while this call waited
+		own.release()
+		return db, mine, nil
 	}
 	cfg := s.adminCfg.Copy()
 	cfg.Database = fmt.Sprintf("%sf%d_%s", dbPrefix, s.seq.Add(1), randHex(4))
-	db := &DB{srv: s, schema: schema, name: cfg.Database, cfg: cfg}
+	db := &DB{srv: s, schema: schema, name: cfg.Database, cfg: cfg, slots: own}
 	if err := db.clone(ctx); err != nil {
-		return nil, err
+		all.release()
+		return nil, nil, err
 	}
 	s.mu.Lock()
 	closed := s.closed
@@ -58,16 +121,17 @@ func (s *Server) CreateDB(ctx context.Context, schema Schema) (*DB, error) {
 	s.mu.Unlock()
 	if closed {
 		_ = db.Close(context.Background(), false)
-		return nil, errors.New("pgfixture: the server was closed during CreateDB")
+		mine.release()
+		return nil, nil, errors.New("pgfixture: the server was closed during CreateDB")
 	}
-	return db, nil
+	return db, mine, nil
 }
 
 // clone (re)creates the database from its template and opens the control
 // pool; db.mu is held or db is not shared yet.
 func (db *DB) clone(ctx context.Context) error {
 	if err := db.srv.cloneTemplate(ctx, db.schema, db.name); err != nil {
-		return err
+		return db.srv.explainRefused(err)
 	}
 	db.catalogs = nil
 	pool, err := db.openPool(ctx)
@@ -81,7 +145,7 @@ func (db *DB) clone(ctx context.Context) error {
 			db.pool = nil
 		}
 		_ = db.srv.dropDatabase(context.Background(), db.name)
-		return db.srv.scrub.Error(fmt.Errorf("pgfixture: preparing %s: %w", db.name, err))
+		return db.srv.scrub.Error(db.srv.explainRefused(fmt.Errorf("pgfixture: preparing %s: %w", db.name, err)))
 	}
 	return nil
 }
@@ -100,7 +164,7 @@ func (db *DB) openPool(ctx context.Context) (*pgxpool.Pool, error) {
 	cc.RuntimeParams["intervalstyle"] = "postgres"
 	cc.RuntimeParams["application_name"] = "pgfixture"
 	pcfg.ConnConfig = cc
-	pcfg.MaxConns = 4
+	pcfg.MaxConns = controlPoolConns
 	pcfg.MaxConnIdleTime = time.Hour
 	pcfg.MaxConnLifetime = 24 * time.Hour
 	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
@@ -144,12 +208,18 @@ func (db *DB) Pool() *pgxpool.Pool {
 // TWICE_KEEP_DB=1 (marked as kept, so stale cleanup leaves it alone);
 // otherwise it is reset and kept warm for the next CreateDB of the same
 // schema (a clone costs hundreds of milliseconds, a reset a few), or dropped
-// when enough are warm already or the reset fails. Close is idempotent, and
-// db must not be used after it.
+// when enough are warm already, someone waits for connections, or the reset
+// fails. Close is idempotent, and db must not be used after it.
 func (db *DB) Close(ctx context.Context, keep bool) error {
 	if !keep && os.Getenv(envKeepDB) != "1" && db.srv.recycle(ctx, db) {
 		return nil
 	}
+	return db.shut(ctx, keep)
+}
+
+// shut closes the control pool, gives its connections back and keeps or
+// drops the database.
+func (db *DB) shut(ctx context.Context, keep bool) error {
 	db.mu.Lock()
 	defer db.mu.Unlock()
 	if db.closed {
@@ -161,6 +231,7 @@ func (db *DB) Close(ctx context.Context, keep bool) error {
 		db.pool.Close()
 		db.pool = nil
 	}
+	db.slots.release()
 	if keep || os.Getenv(envKeepDB) == "1" {
 		_, err := db.srv.admin.Exec(ctx, fmt.Sprintf("COMMENT ON DATABASE %s IS %s",
 			pgx.Identifier{db.name}.Sanitize(), quoteLiteral(self.String()+" kept")))
@@ -217,14 +288,17 @@ func New(tb TB, schema Schema) *DB {
 // maxIdlePerSchema bounds the warm databases kept per schema.
 const maxIdlePerSchema = 4
 
-// recycle resets db and hands its database to a fresh *DB on the idle list,
-// closing db itself. It reports false when db must be closed the usual way.
+// recycle resets db and hands its database (with its control pool and the
+// connections reserved for it) to a fresh *DB on the idle list, closing db
+// itself. It reports false when db must be closed the usual way: enough
+// are warm, the reset failed, or someone waits for connections (a warm
+// database would hold them while nobody uses it).
 func (s *Server) recycle(ctx context.Context, db *DB) bool {
 	hash := db.schema.Hash()
 	s.mu.Lock()
 	full := s.closed || len(s.idle[hash]) >= maxIdlePerSchema
 	s.mu.Unlock()
-	if full || db.Reset(ctx) != nil {
+	if full || s.budget.waiting() || db.Reset(ctx) != nil {
 		return false
 	}
 	db.mu.Lock()
@@ -232,25 +306,37 @@ func (s *Server) recycle(ctx context.Context, db *DB) bool {
 		db.mu.Unlock()
 		return false
 	}
-	warm := &DB{srv: s, schema: db.schema, name: db.name, cfg: db.cfg, pool: db.pool, plan: db.plan, catalogs: db.catalogs}
+	warm := &DB{srv: s, schema: db.schema, name: db.name, cfg: db.cfg, slots: db.slots, pool: db.pool, plan: db.plan, catalogs: db.catalogs}
 	db.closed = true
 	db.pool = nil
+	db.slots = nil
 	db.mu.Unlock()
 
 	s.mu.Lock()
 	delete(s.dbs, db)
 	s.dbs[warm] = struct{}{}
-	if s.closed {
+	s.mu.Unlock()
+	s.putIdle(ctx, warm)
+	return true
+}
+
+// putIdle puts a warm database on its schema's idle list, or drops it when
+// the server is closed or someone waits for connections. A request for
+// connections starts waiting before it reclaims idle databases (under
+// s.mu), so either it finds this one or this one sees it waiting.
+func (s *Server) putIdle(ctx context.Context, db *DB) {
+	hash := db.schema.Hash()
+	s.mu.Lock()
+	if s.closed || s.budget.waiting() {
 		s.mu.Unlock()
-		_ = warm.Close(ctx, false) // the server closed meanwhile: drop it
-		return true
+		_ = db.shut(ctx, false)
+		return
 	}
 	if s.idle == nil {
 		s.idle = map[string][]*DB{}
 	}
-	s.idle[hash] = append(s.idle[hash], warm)
+	s.idle[hash] = append(s.idle[hash], db)
 	s.mu.Unlock()
-	return true
 }
 
 // takeIdle returns a warm database of the schema, or nil.
@@ -264,4 +350,27 @@ func (s *Server) takeIdle(hash string) *DB {
 	db := list[len(list)-1]
 	s.idle[hash] = list[:len(list)-1]
 	return db
+}
+
+// dropOneIdle drops one warm database of any schema, which gives its
+// control pool's connections back, and reports whether there was one. It is
+// the connection budget's reclaim: requests that have to wait call it first.
+func (s *Server) dropOneIdle() bool {
+	s.mu.Lock()
+	var db *DB
+	for hash, list := range s.idle {
+		if len(list) > 0 {
+			db = list[0] // the longest idle
+			s.idle[hash] = list[1:]
+			break
+		}
+	}
+	s.mu.Unlock()
+	if db == nil {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_ = db.shut(ctx, false)
+	return true
 }

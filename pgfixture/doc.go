@@ -67,10 +67,29 @@
 // current_timestamp, clock_timestamp(), gen_random_uuid(), random() or
 // uuid_generate_*().
 //
+// # Connections
+//
+// A Server measures, when it is made, the room the server leaves it:
+// max_connections, minus superuser_reserved_connections (and PostgreSQL
+// 16's reserved_connections), minus the client connections others hold at
+// that moment, minus pgfixture's admin pool (8). Every fixture database
+// holds 4 of it for its control pool while it lives ([ControlPoolConns]);
+// callers reserve what they open themselves with [Server.CreateDBReserving]
+// (a database and connections for it, in one step) or
+// [Server.ReserveConnections]. A reservation that fits the room but not
+// what is free waits in line (first come, first served; warm idle
+// databases are dropped for it first); one larger than the room fails at
+// once with the numbers and the max_connections to set
+// ([ErrConnectionLimit]). A connection PostgreSQL refuses anyway (others
+// connected since) fails with an error that says so ([ErrTooManyClients]).
+//
 // # Index
 //
-// Server: [Shared], [Main], [Server.Mode], [Server.URL], [Server.CreateDB],
-// [Server.Close].
+// Server: [Shared], [Main], [StartLocal], [Server.Mode], [Server.URL],
+// [Server.CreateDB], [Server.Close].
+//
+// Connections: [Server.CreateDBReserving], [Server.ReserveConnections],
+// [ControlPoolConns], [ErrConnectionLimit], [ErrTooManyClients].
 //
 // Schemas: [SQL], [FS], [Schema.Hash].
 //

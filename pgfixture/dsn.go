@@ -56,7 +56,7 @@ func newServerFromDSN(ctx context.Context, mode, adminDSN string, stop func(cont
 		return fail(err)
 	}
 	pcfg.ConnConfig = cfg.Copy()
-	pcfg.MaxConns = 8
+	pcfg.MaxConns = adminPoolConns
 	pcfg.MinConns = 0
 
 	cctx, cancel := context.WithTimeout(ctx, connectTimeout)
@@ -94,6 +94,11 @@ func newServerFromDSN(ctx context.Context, mode, adminDSN string, stop func(cont
 		return fail(fmt.Errorf("the role %q of %s may not create databases; grant it CREATEDB (ALTER ROLE %s CREATEDB) or use another role",
 			cfg.User, configURL(cfg), cfg.User))
 	}
+	if s.limit, err = measureConnLimit(cctx, pool, stop != nil); err != nil {
+		pool.Close()
+		return fail(sc.Error(fmt.Errorf("querying the connection limit of %s: %w", configURL(cfg), err)))
+	}
+	s.budget = newConnBudget(s.limit.room(), s.dropOneIdle)
 	if err := s.dropStale(cctx); err != nil {
 		pool.Close()
 		return fail(sc.Error(err))

@@ -81,9 +81,33 @@ type localCluster struct {
 	stopErr  error
 }
 
+// StartLocal starts a throwaway local cluster of its own, apart from the
+// [Shared] server, and returns a Server on it: the same cluster as the local
+// provider's (see the package doc), with extra server settings given as
+// "name=value" (for example "max_connections=20"), which win over
+// pgfixture's. It is for tests whose behaviour depends on a server setting;
+// most tests use [Shared] or [New]. Close stops the cluster and removes its
+// directory; it also dies with the process.
+func StartLocal(ctx context.Context, settings ...string) (*Server, error) {
+	for _, kv := range settings {
+		name, _, ok := strings.Cut(kv, "=")
+		if !ok || name == "" || strings.ContainsAny(name, " \t\n") {
+			return nil, fmt.Errorf("pgfixture: StartLocal: setting %q is not name=value (for example max_connections=20)", kv)
+		}
+	}
+	srv, err := startLocalWith(ctx, settings)
+	if err != nil {
+		return nil, fmt.Errorf("pgfixture: StartLocal: %w", err)
+	}
+	return srv, nil
+}
+
 // startLocal initialises and starts a throwaway cluster and returns a
 // Server on it.
-func startLocal(ctx context.Context) (*Server, error) {
+func startLocal(ctx context.Context) (*Server, error) { return startLocalWith(ctx, nil) }
+
+// startLocalWith is startLocal with extra postgres settings ("name=value").
+func startLocalWith(ctx context.Context, settings []string) (*Server, error) {
 	bins, err := findLocalBins()
 	if err != nil {
 		return nil, err
@@ -91,7 +115,7 @@ func startLocal(ctx context.Context) (*Server, error) {
 	removeStaleClusterDirs()
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
-		c, dsn, err := startCluster(ctx, bins)
+		c, dsn, err := startCluster(ctx, bins, settings)
 		if err != nil {
 			lastErr = err
 			if ctx.Err() != nil || !errors.Is(err, errPortTaken) {
@@ -127,7 +151,7 @@ func runAs() (*syscall.Credential, error) {
 	return nil, errors.New("running as root and neither a postgres nor a nobody user exists to run PostgreSQL as (PostgreSQL refuses to run as root); create one (useradd -r postgres) or run the tests as another user")
 }
 
-func startCluster(ctx context.Context, bins string) (_ *localCluster, dsn string, err error) {
+func startCluster(ctx context.Context, bins string, settings []string) (_ *localCluster, dsn string, err error) {
 	cred, err := runAs()
 	if err != nil {
 		return nil, "", err
@@ -168,7 +192,7 @@ func startCluster(ctx context.Context, bins string) (_ *localCluster, dsn string
 	if err != nil {
 		return nil, "", err
 	}
-	cmd := exec.Command(binPath(bins, "postgres"),
+	args := []string{
 		"-D", data,
 		"-p", strconv.Itoa(port),
 		"-k", dir,
@@ -181,7 +205,11 @@ func startCluster(ctx context.Context, bins string) (_ *localCluster, dsn string
 		"-c", "unix_socket_permissions=0700",
 		"-c", "log_min_messages=warning",
 		"-c", "timezone=UTC",
-	)
+	}
+	for _, kv := range settings {
+		args = append(args, "-c", kv) // later settings win
+	}
+	cmd := exec.Command(binPath(bins, "postgres"), args...)
 	cmd.Dir = dir
 	cmd.Env = env
 	cmd.Stdout = logf

@@ -127,6 +127,9 @@ func (s *Server) buildTemplate(ctx context.Context, conn *pgxpool.Conn, schema S
 	return err
 }
 
+// migrate applies schema to dbname on a connection of its own; it runs
+// while a fixture database is being created, on one of the connections
+// reserved for that database's control pool (not open yet).
 func (s *Server) migrate(ctx context.Context, schema Schema, dbname string) error {
 	cfg := s.adminCfg.Copy()
 	cfg.Database = dbname

@@ -97,7 +97,10 @@ func Check(ctx context.Context, job Job, opts ...Option) *Report {
 }
 
 // newChecker sets up what a check reuses across its scenarios: a database
-// cloned from the schema's template, a worker, the effect fakes.
+// cloned from the schema's template, a worker, the effect fakes. Before it
+// makes anything it reserves, with the database, every connection its
+// workers may open (waiting while other checks hold them); the reservation
+// is given back when the check closes.
 func newChecker(ctx context.Context, job Job, cfg *config) (*checker, error) {
 	srv := cfg.server
 	if srv == nil {
@@ -106,16 +109,31 @@ func newChecker(ctx context.Context, job Job, cfg *config) (*checker, error) {
 			return nil, fmt.Errorf("twice: no PostgreSQL to run the check on: %w", err)
 		}
 	}
-	db, err := srv.CreateDB(ctx, job.Schema)
-	if err != nil {
+	workers := cfg.workersNeeded()
+	db, release, err := srv.CreateDBReserving(ctx, job.Schema, workers*faults.MaxConnsPerWorker, connectionsOwner(job.Name, workers))
+	switch {
+	case errors.Is(err, pgfixture.ErrConnectionLimit):
+		hint := ""
+		if workers > 1 {
+			hint = fmt.Sprintf("; or, where the server cannot change, twice.WithoutConcurrency(reason) makes this check need %d",
+				faults.MaxConnsPerWorker+pgfixture.ControlPoolConns)
+		}
+		return nil, fmt.Errorf("twice: not enough connections on the server for this check: %w%s", err, hint)
+	case errors.Is(err, pgfixture.ErrTooManyClients):
+		return nil, fmt.Errorf("twice: the server refused the check's connections: %w", err)
+	case err != nil && ctx.Err() != nil:
+		return nil, fmt.Errorf("twice: the check's context ended before its database was ready: %w", err)
+	case err != nil:
 		return nil, fmt.Errorf("twice: the job's schema could not be set up: %w", err)
 	}
 	worker, err := faults.NewWorker(db.ConnConfig())
 	if err != nil {
+		release()
 		_ = db.Close(ctx, false)
 		return nil, err
 	}
 	c := &checker{cfg: cfg, job: job, db: db, worker: worker, log: effects.NewLog()}
+	c.onClose(release) // last, once every worker is closed
 	c.onClose(worker.Close)
 	if cfg.sqlDriver != "" {
 		if err := c.useSQLDriver(cfg.sqlDriver); err != nil {

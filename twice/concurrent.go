@@ -166,7 +166,7 @@ func (c *checker) concurrentWorkers() error {
 	k := &concurrency{}
 	iso := c.cfg.conc.isolation
 	for i := range k.workers {
-		if i == 0 && iso == ReadCommitted && c.cfg.sqlDriver == "" {
+		if i == 0 && c.cfg.concurrentReusesCheckWorker() {
 			k.workers[i] = c.worker
 			continue
 		}

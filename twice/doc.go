@@ -26,4 +26,10 @@
 //
 // Settings: -twice.run=TOKEN (or TWICE_RUN) runs only the scenario a replay
 // line names. PostgreSQL is found as package pgfixture describes.
+//
+// Connections: before it opens any, a check reserves from the server's
+// max_connections what it may open (its database's 4 and 8 per worker: one,
+// plus one or two for the concurrent scenarios), so parallel checks wait for
+// each other rather than fail, and a check that can never fit fails at once
+// with Report.Err saying which max_connections would do.
 package twice

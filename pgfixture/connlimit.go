@@ -1,0 +1,199 @@
+package pgfixture
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// ControlPoolConns is how many connections a fixture database holds for its
+// control pool (Reset, Snapshot) while it lives, warm and idle included.
+const ControlPoolConns = 4
+
+// Connections pgfixture itself opens: its admin pool per server (catalog
+// queries, CREATE and DROP DATABASE) and a control pool per fixture
+// database. The connection a template build migrates on counts against the
+// control pool of the database being created, which is not open yet then.
+const (
+	adminPoolConns   = 8
+	controlPoolConns = ControlPoolConns
+)
+
+// Errors about the server's max_connections, for errors.Is.
+var (
+	// ErrConnectionLimit: a reservation (of CreateDBReserving or
+	// ReserveConnections) larger than all the server has room for.
+	ErrConnectionLimit = errors.New("pgfixture: over the server's connection limit")
+	// ErrTooManyClients: the server refused one of pgfixture's connections
+	// with "too many clients" (SQLSTATE 53300), because other clients took
+	// the slots after the Server was made.
+	ErrTooManyClients = errors.New("pgfixture: the server refused a connection: too many clients")
+)
+
+// connLimit is how many connections a server allows pgfixture, as measured
+// when the Server was made.
+type connLimit struct {
+	maxConnections    int // max_connections
+	superuserReserved int // superuser_reserved_connections
+	roleReserved      int // reserved_connections (PostgreSQL 16+)
+	otherClients      int // client connections of others at start
+	adminPool         int // pgfixture's admin pool
+}
+
+// room is what is left for fixture databases and their callers.
+func (l connLimit) room() int {
+	return max(l.maxConnections-l.superuserReserved-l.roleReserved-l.otherClients-l.adminPool, 0)
+}
+
+// taken is what the server's other users and pgfixture's admin pool hold.
+func (l connLimit) taken() int {
+	return l.superuserReserved + l.roleReserved + l.otherClients + l.adminPool
+}
+
+// explain spells out how room was computed.
+func (l connLimit) explain() string {
+	parts := []string{fmt.Sprintf("%d reserved for superusers", l.superuserReserved)}
+	if l.roleReserved > 0 {
+		parts = append(parts, fmt.Sprintf("%d reserved for pg_use_reserved_connections", l.roleReserved))
+	}
+	parts = append(parts, fmt.Sprintf("%d held by other clients at start", l.otherClients))
+	return fmt.Sprintf("max_connections=%d, minus %s and %d for pgfixture's admin pool",
+		l.maxConnections, strings.Join(parts, ", "), l.adminPool)
+}
+
+// measureConnLimit reads the server's connection settings and counts the
+// client connections of others (every client backend but pool's own). When
+// settle is set (a server pgfixture just started, whose readiness probe may
+// still be disconnecting) it looks again for up to a second until nobody
+// else is connected.
+func measureConnLimit(ctx context.Context, pool *pgxpool.Pool, settle bool) (connLimit, error) {
+	l := connLimit{adminPool: adminPoolConns}
+	deadline := time.Now().Add(time.Second)
+	for {
+		var clients int
+		// Other roles' sessions show no backend_type to an unprivileged
+		// role; those connected to a database are counted as clients.
+		err := pool.QueryRow(ctx, `SELECT current_setting('max_connections')::int,
+			current_setting('superuser_reserved_connections')::int,
+			coalesce(nullif(current_setting('reserved_connections', true), ''), '0')::int,
+			(SELECT count(*) FROM pg_stat_activity
+			 WHERE backend_type = 'client backend' OR (backend_type IS NULL AND datid IS NOT NULL))::int`).
+			Scan(&l.maxConnections, &l.superuserReserved, &l.roleReserved, &clients)
+		if err != nil {
+			return l, fmt.Errorf("reading max_connections: %w", err)
+		}
+		l.otherClients = max(clients-int(pool.Stat().TotalConns()), 0)
+		if !settle || l.otherClients == 0 || time.Now().After(deadline) {
+			return l, nil
+		}
+		select {
+		case <-ctx.Done():
+			return l, nil
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// limitError is a reservation the server can never meet.
+type limitError struct{ msg string }
+
+func (e *limitError) Error() string        { return e.msg }
+func (e *limitError) Is(target error) bool { return target == ErrConnectionLimit }
+
+// refusedError is PostgreSQL's "too many clients", explained.
+type refusedError struct {
+	msg string
+	err error
+}
+
+func (e *refusedError) Error() string   { return e.msg }
+func (e *refusedError) Unwrap() []error { return []error{ErrTooManyClients, e.err} }
+
+// ReserveConnections reserves n of the connections the server has room for
+// (see below), for connections the caller is about to open to a fixture
+// database, and returns the function that gives them back; call it once
+// those connections are closed (calling it again does nothing). When the
+// connections are free it returns at once. When they are reserved by other
+// fixture databases and callers, it first drops warm idle databases (closed
+// ones kept for reuse) and then waits in line, first come first served,
+// until enough are given back or ctx is done. When n is more than the
+// server has room for at all, it fails at once with an error that names
+// the numbers and the fix (errors.Is(err, ErrConnectionLimit)). what names
+// the caller in that error, as the subject of "may open up to n
+// connections".
+//
+// The room is measured when the Server is made: max_connections, minus
+// superuser_reserved_connections (and reserved_connections), minus the
+// client connections others held then, minus pgfixture's admin pool (8).
+// Every fixture database holds 4 of it for its control pool while it lives,
+// warm and idle ones included.
+//
+// Do not call it while holding a reservation or a fixture database of the
+// same server that you mean to keep until it returns: two callers that each
+// hold some connections and wait for more can wait for each other. To get a
+// database and connections for it, use [Server.CreateDBReserving], which
+// reserves both at once.
+func (s *Server) ReserveConnections(ctx context.Context, n int, what string) (release func(), err error) {
+	if n <= 0 {
+		return func() {}, nil
+	}
+	if s.isClosed() {
+		return nil, errors.New("pgfixture: ReserveConnections on a closed server")
+	}
+	r, err := s.reserve(ctx, n, what, "")
+	if err != nil {
+		return nil, err
+	}
+	return r.release, nil
+}
+
+// reserve takes n slots of the server's budget for what; detail, if not
+// empty, says in the error what the n are made of.
+func (s *Server) reserve(ctx context.Context, n int, what, detail string) (*slots, error) {
+	if n > s.budget.size {
+		return nil, s.tooMany(n, what, detail)
+	}
+	if err := s.budget.acquire(ctx, n); err != nil {
+		return nil, fmt.Errorf("pgfixture: %s gave up waiting for %d of the %d connections the server at %s has room for (%d were reserved by other fixture databases and checks): %w",
+			what, n, s.budget.size, s.URL(), s.budget.inUse(), err)
+	}
+	return &slots{b: s.budget, n: n}, nil
+}
+
+// tooMany is the error of a reservation larger than the server's room.
+func (s *Server) tooMany(n int, what, detail string) error {
+	l := s.limit
+	need := n + l.taken()
+	if detail != "" {
+		detail = " (" + detail + ")"
+	}
+	msg := fmt.Sprintf("pgfixture: %s may open up to %d connections%s but the server at %s has room for %d (%s); "+
+		"raise max_connections to at least %d (postgres -c max_connections=%d, or ALTER SYSTEM SET max_connections = %d and restart the server)",
+		what, n, detail, s.URL(), s.budget.size, l.explain(), need, need, need)
+	if l.otherClients > 0 {
+		msg += fmt.Sprintf(", or close some of the %d other client connections", l.otherClients)
+	}
+	return &limitError{msg: msg}
+}
+
+// explainRefused turns PostgreSQL's "too many clients" (SQLSTATE 53300)
+// into an error that says which limit was hit and what to do; any other
+// error is returned as it is.
+func (s *Server) explainRefused(err error) error {
+	var pgErr *pgconn.PgError
+	if err == nil || errors.Is(err, ErrTooManyClients) || !errors.As(err, &pgErr) || pgErr.Code != "53300" {
+		return err
+	}
+	msg := fmt.Sprintf("pgfixture: the server at %s refused a connection: %s (SQLSTATE 53300). "+
+		"pgfixture keeps within the %d connections it had room for at start (%s), so other clients connected since "+
+		"(another test binary on the same server? go test runs packages in parallel); "+
+		"raise max_connections (postgres -c max_connections=N, or ALTER SYSTEM SET max_connections = N and restart the server), "+
+		"close the other clients, or run fewer checks at once (go test -parallel N, -p N)",
+		s.URL(), pgErr.Message, s.budget.size, s.limit.explain())
+	return &refusedError{msg: s.scrub.String(msg + "; the error was: " + err.Error()), err: err}
+}

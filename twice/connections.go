@@ -1,0 +1,45 @@
+package twice
+
+import (
+	"fmt"
+
+	"github.com/twicekit/twicekit/faults"
+)
+
+// concurrentMayRun reports whether the check may play concurrent scenarios:
+// they are not switched off and -twice.run does not pick a sequential one.
+func (c *config) concurrentMayRun() bool {
+	return c.conc.off == "" && (c.only == "" || isConcurrentToken(c.only))
+}
+
+// concurrentReusesCheckWorker reports whether the first attempt of the
+// concurrent scenarios runs on the check's own worker; under another
+// isolation level or database/sql driver both get new ones.
+func (c *config) concurrentReusesCheckWorker() bool {
+	return c.conc.isolation == ReadCommitted && c.sqlDriver == ""
+}
+
+// workersNeeded is how many workers a check may make: its own, and one or
+// two for the concurrent scenarios (see concurrentWorkers).
+func (c *config) workersNeeded() int {
+	switch {
+	case !c.concurrentMayRun():
+		return 1
+	case c.concurrentReusesCheckWorker():
+		return 2
+	default:
+		return 3
+	}
+}
+
+// connectionsOwner names a check and its workers in the error of a server
+// whose connection limit it does not fit.
+func connectionsOwner(job string, workers int) string {
+	switch workers {
+	case 1:
+		return fmt.Sprintf("twice.Check of job %q (1 worker of up to %d connections)", job, faults.MaxConnsPerWorker)
+	case 2:
+		return fmt.Sprintf("twice.Check of job %q (2 workers of up to %d connections: the check's own and a second for the concurrent scenarios)", job, faults.MaxConnsPerWorker)
+	}
+	return fmt.Sprintf("twice.Check of job %q (%d workers of up to %d connections: the check's own and two for the concurrent scenarios)", job, workers, faults.MaxConnsPerWorker)
+}

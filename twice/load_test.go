@@ -1,0 +1,188 @@
+package twice_test
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/twicekit/twicekit/concurrent"
+	"github.com/twicekit/twicekit/pgfixture"
+	"github.com/twicekit/twicekit/twice"
+)
+
+// loadCase is a check with the exact result it must give: the tokens of
+// every scenario that ran and of those that broke a promise.
+type loadCase struct {
+	job      twice.Job
+	opts     []twice.Option
+	tokens   []string
+	findings []string
+}
+
+// loadCases mixes jobs that must pass with jobs that must be flagged, on
+// three schemas, so checks of one schema reuse each other's warm databases
+// while checks of the others run. The budget is fixed, so the sampled
+// interleavings do not depend on -short or -twice.budget.
+func loadCases() []loadCase {
+	quick := twice.ConcurrencyBudget(concurrent.Quick)
+	return []loadCase{
+		{
+			job:    loyaltyJob("ledger CTE", ledgerCTE),
+			opts:   []twice.Option{quick},
+			tokens: []string{"sequential", "crash@1", "crash@end", "duplicate-enqueue", "concurrent:AB", "concurrent:BA"},
+		},
+		{
+			job:  loyaltyJob("ledger, one transaction", ledgerInTransaction),
+			opts: []twice.Option{quick},
+			tokens: []string{"sequential", "crash@1", "crash@2", "crash@3", "crash@4", "crash@end", "duplicate-enqueue",
+				"overlap@1", "overlap@2", "overlap@3", "concurrent:B3A2BA", "concurrent:A4B3", "concurrent:B4A3", "concurrent:B2A2B2A", "concurrent:BA4B2"},
+		},
+		{
+			job:  ordersJob("invoice: guarded update", guardedInvoice),
+			opts: append([]twice.Option{quick}, invoiceOpts...),
+			tokens: []string{"sequential", "crash@1", "crash@2", "crash@3", "crash@end", "duplicate-enqueue", "crash-after@3", "reply-lost@3",
+				"overlap@1", "overlap@2", "concurrent:A3B", "concurrent:ABA2B", "concurrent:ABABA", "concurrent:AB2AB", "concurrent:BA3B",
+				"concurrent:BA2BA", "concurrent:BABAB", "concurrent:BAB2A", "concurrent:B2AB", "concurrent:B3A"},
+		},
+		{
+			job:  ledgerNoUniqueJob("read-modify-write, FOR UPDATE", readModifyWrite(true)),
+			opts: []twice.Option{quick},
+			tokens: []string{"sequential", "crash@1", "crash@2", "crash@3", "crash@4", "crash@5", "crash@6", "crash@end", "duplicate-enqueue",
+				"overlap@1", "overlap@2", "overlap@3", "overlap@4", "overlap@5", "concurrent:B6A4", "concurrent:B5A2BA2", "concurrent:A6B4",
+				"concurrent:BA6B3", "concurrent:B2A2B4A2", "concurrent:B4A2B2A2"},
+		},
+		{
+			job:      loyaltyJob("increment points", incrementPoints),
+			opts:     []twice.Option{quick},
+			tokens:   []string{"sequential", "crash@1", "crash@end", "duplicate-enqueue", "concurrent:AB"},
+			findings: []string{"sequential", "crash@end", "duplicate-enqueue", "concurrent:AB"},
+		},
+		{
+			job:      ledgerNoUniqueJob("ledger: check, then act", checkThenAct),
+			opts:     []twice.Option{quick},
+			tokens:   []string{"sequential", "crash@1", "crash@2", "crash@3", "crash@4", "crash@5", "crash@end", "duplicate-enqueue", "overlap@1", "overlap@2"},
+			findings: []string{"overlap@2"},
+		},
+		{
+			job:      ordersJob("invoice: unguarded update", unguardedInvoice),
+			opts:     append([]twice.Option{quick}, invoiceOpts...),
+			tokens:   []string{"sequential", "crash@1", "crash@2", "crash@3", "crash@end", "duplicate-enqueue", "crash-after@3", "reply-lost@3", "overlap@1"},
+			findings: []string{"overlap@1"},
+		},
+		{
+			job:      loyaltyJob("ledger, two statements", ledgerTwoStatements),
+			opts:     []twice.Option{quick},
+			tokens:   []string{"sequential", "crash@1", "crash@2", "crash@end", "duplicate-enqueue", "overlap@1", "concurrent:A2B", "concurrent:BAB", "concurrent:B2A"},
+			findings: []string{"crash@2"},
+		},
+	}
+}
+
+// requireResult checks a report against its case.
+func requireResult(t *testing.T, c loadCase, rep *twice.Report) {
+	t.Helper()
+	require.NoError(t, rep.Err)
+	require.Equal(t, c.tokens, rep.Tokens(), rep.String())
+	var found []string
+	for _, f := range rep.Findings {
+		found = append(found, f.Token)
+	}
+	require.Equal(t, c.findings, found, rep.String())
+	require.Empty(t, rep.KeptDatabase)
+}
+
+// Eight checks at once on the one shared server, each with concurrent
+// scenarios (so three workers' worth of connections each), stay isolated:
+// each gives exactly the result it gives alone. Each subtest starts its
+// check before it calls t.Parallel, so all eight run at once whatever
+// -parallel is; the subtests then wait for their own report.
+func TestEightParallelChecksWithConcurrentScenarios(t *testing.T) {
+	cases := loadCases()
+	require.Len(t, cases, 8)
+	var running, peak atomic.Int32
+	start := time.Now()
+	for _, c := range cases {
+		t.Run(c.job.Name, func(t *testing.T) {
+			done := make(chan *twice.Report, 1)
+			go func() {
+				n := running.Add(1)
+				for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+				}
+				defer running.Add(-1)
+				done <- twice.Check(context.Background(), c.job, c.opts...)
+			}()
+			t.Parallel()
+			requireResult(t, c, <-done)
+		})
+	}
+	t.Cleanup(func() {
+		t.Logf("8 checks in %s, at most %d at once", time.Since(start).Round(10*time.Millisecond), peak.Load())
+	})
+}
+
+// needLocalPostgres skips when no PostgreSQL binaries are installed, as
+// pgfixture.StartLocal needs them.
+func needLocalPostgres(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("initdb"); err == nil {
+		return
+	}
+	if m, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb"); len(m) > 0 {
+		return
+	}
+	t.Skip("no PostgreSQL binaries (initdb) to start a server with a small max_connections")
+}
+
+// On a server started with max_connections=32 pgfixture has room for 21
+// connections: a check under SERIALIZABLE (three workers of 8 and the
+// database's 4: 28) can never run there and fails at once, saying what to
+// do; checks under READ COMMITTED (two workers: 20) fit one at a time, so
+// three at once wait for each other and all pass.
+func TestChecksOnASmallServer(t *testing.T) {
+	t.Parallel()
+	needLocalPostgres(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	srv, err := pgfixture.StartLocal(ctx, "max_connections=32")
+	require.NoError(t, err)
+	defer func() { require.NoError(t, srv.Close(context.Background())) }()
+
+	t.Run("too large for the server", func(t *testing.T) {
+		job := ledgerNoUniqueJob("ledger: check, then act", checkThenAct)
+		begin := time.Now()
+		rep := twice.Check(ctx, job, twice.OnServer(srv), twice.Isolation(twice.Serializable))
+		require.ErrorIs(t, rep.Err, pgfixture.ErrConnectionLimit)
+		require.EqualError(t, rep.Err, `twice: not enough connections on the server for this check: `+
+			`pgfixture: twice.Check of job "ledger: check, then act" (3 workers of up to 8 connections: the check's own and two for the concurrent scenarios) `+
+			`may open up to 28 connections (24 of its own and 4 for its fixture database's control pool) `+
+			`but the server at `+srv.URL()+` has room for 21 `+
+			`(max_connections=32, minus 3 reserved for superusers, 0 held by other clients at start and 8 for pgfixture's admin pool); `+
+			`raise max_connections to at least 39 (postgres -c max_connections=39, or ALTER SYSTEM SET max_connections = 39 and restart the server); `+
+			`or, where the server cannot change, twice.WithoutConcurrency(reason) makes this check need 12`)
+		require.Less(t, time.Since(begin), 5*time.Second, "fails at once, without waiting")
+		require.False(t, rep.OK())
+		require.Contains(t, rep.String(), "raise max_connections to at least 39")
+	})
+
+	t.Run("checks that fit one at a time wait their turn", func(t *testing.T) {
+		c := loadCases()[5] // check, then act: flagged by overlap@2
+		reports := make([]*twice.Report, 3)
+		var wg sync.WaitGroup
+		for i := range reports {
+			wg.Go(func() {
+				reports[i] = twice.Check(ctx, c.job, append([]twice.Option{twice.OnServer(srv)}, c.opts...)...)
+			})
+		}
+		wg.Wait()
+		for i, rep := range reports {
+			t.Run(fmt.Sprint("check ", i+1), func(t *testing.T) { requireResult(t, c, rep) })
+		}
+	})
+}
