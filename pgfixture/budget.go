@@ -12,7 +12,7 @@ import (
 // (a whole check's connections) is not starved by a stream of small ones
 // (fixture databases' control pools). Waiting respects the caller's context.
 type connBudget struct {
-	size int // slots in all; a request for more never fits
+	size int // slots in all (under mu); a request for more never fits
 
 	// reclaim, if set, frees slots held by something idle (warm fixture
 	// databases) and reports whether it freed any. A request that has to
@@ -31,6 +31,24 @@ type connWaiter struct {
 
 func newConnBudget(size int, reclaim func() bool) *connBudget {
 	return &connBudget{size: max(size, 0), reclaim: reclaim}
+}
+
+// capacity is the slots in all.
+func (b *connBudget) capacity() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.size
+}
+
+// grow raises the slots in all to size (never lowers them) and grants the
+// waiters that now fit.
+func (b *connBudget) grow(size int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if size > b.size {
+		b.size = size
+		b.grantLocked()
+	}
 }
 
 // tryAcquire takes n slots if they are free now and nobody waits before.

@@ -155,31 +155,70 @@ func (s *Server) ReserveConnections(ctx context.Context, n int, what string) (re
 // reserve takes n slots of the server's budget for what; detail, if not
 // empty, says in the error what the n are made of.
 func (s *Server) reserve(ctx context.Context, n int, what, detail string) (*slots, error) {
-	if n > s.budget.size {
-		return nil, s.tooMany(n, what, detail)
+	if n > s.budget.capacity() {
+		s.remeasure(ctx)
+		if n > s.budget.capacity() {
+			return nil, s.tooMany(n, what, detail)
+		}
 	}
 	if err := s.budget.acquire(ctx, n); err != nil {
 		return nil, fmt.Errorf("pgfixture: %s gave up waiting for %d of the %d connections the server at %s has room for (%d were reserved by other fixture databases and checks): %w",
-			what, n, s.budget.size, s.URL(), s.budget.inUse(), err)
+			what, n, s.budget.capacity(), s.URL(), s.budget.inUse(), err)
 	}
 	return &slots{b: s.budget, n: n}, nil
 }
 
+// remeasure looks at the server again when a request is larger than the
+// room measured before: clients that were connected then may have gone
+// since (another test binary that has finished). Every connection this
+// server's reservations may hold is taken to be pgfixture's own, not
+// another client's. The room only grows.
+func (s *Server) remeasure(ctx context.Context) {
+	if s.admin == nil {
+		return // a Server made by hand in a unit test
+	}
+	l, err := measureConnLimit(ctx, s.admin, false)
+	if err != nil {
+		return // the request fails with the room measured before
+	}
+	s.limitMu.Lock()
+	defer s.limitMu.Unlock()
+	l.otherClients = max(l.otherClients-s.budget.inUse(), 0)
+	if l.room() > s.budget.capacity() {
+		s.limit = l
+		s.budget.grow(l.room())
+	}
+}
+
+// connLimit returns the limit the room was last measured with.
+func (s *Server) connLimit() connLimit {
+	s.limitMu.Lock()
+	defer s.limitMu.Unlock()
+	return s.limit
+}
+
 // tooMany is the error of a reservation larger than the server's room.
 func (s *Server) tooMany(n int, what, detail string) error {
-	l := s.limit
+	l := s.connLimit()
 	need := n + l.taken()
 	if detail != "" {
 		detail = " (" + detail + ")"
 	}
 	msg := fmt.Sprintf("pgfixture: %s may open up to %d connections%s but the server at %s has room for %d (%s); "+
 		"raise max_connections to at least %d (postgres -c max_connections=%d, or ALTER SYSTEM SET max_connections = %d and restart the server)",
-		what, n, detail, s.URL(), s.budget.size, l.explain(), need, need, need)
+		what, n, detail, s.URL(), l.room(), l.explain(), need, need, need)
 	if l.otherClients > 0 {
 		msg += fmt.Sprintf(", or close some of the %d other client connections", l.otherClients)
 	}
 	return &limitError{msg: msg}
 }
+
+// ExplainRefused is for callers that open connections to a fixture
+// database themselves (twice's workers): when err is, or wraps,
+// PostgreSQL's "too many clients" (SQLSTATE 53300), it returns an error that
+// says which limit was hit and what to do (errors.Is(err,
+// ErrTooManyClients)); any other error is returned as it is.
+func (s *Server) ExplainRefused(err error) error { return s.explainRefused(err) }
 
 // explainRefused turns PostgreSQL's "too many clients" (SQLSTATE 53300)
 // into an error that says which limit was hit and what to do; any other
@@ -194,6 +233,6 @@ func (s *Server) explainRefused(err error) error {
 		"(another test binary on the same server? go test runs packages in parallel); "+
 		"raise max_connections (postgres -c max_connections=N, or ALTER SYSTEM SET max_connections = N and restart the server), "+
 		"close the other clients, or run fewer checks at once (go test -parallel N, -p N)",
-		s.URL(), pgErr.Message, s.budget.size, s.limit.explain())
+		s.URL(), pgErr.Message, s.budget.capacity(), s.connLimit().explain())
 	return &refusedError{msg: s.scrub.String(msg + "; the error was: " + err.Error()), err: err}
 }

@@ -60,7 +60,7 @@ func TestConnectionLimitOnASmallServer(t *testing.T) {
 	defer func() { require.NoError(t, srv.Close(context.Background())) }()
 	require.Equal(t, "40", scalar[string](t, srv.admin, "SHOW max_connections"))
 	require.Equal(t, connLimit{maxConnections: 40, superuserReserved: 3, adminPool: 8}, srv.limit)
-	require.Equal(t, 29, srv.budget.size)
+	require.Equal(t, 29, srv.budget.capacity())
 
 	// Over the room: at once, with the numbers and the fix.
 	_, err = srv.ReserveConnections(ctx, 30, "a load test")
@@ -163,4 +163,46 @@ func sqlStateOf(err error) string {
 		return pgErr.Code
 	}
 	return ""
+}
+
+// A Server made while other clients crowd the server has little room; once
+// they leave, a request larger than that room looks again instead of
+// failing for good.
+func TestRoomIsMeasuredAgainWhenOtherClientsLeave(t *testing.T) {
+	t.Parallel()
+	needLocalBins(t)
+	ctx := ctxT(t)
+	srv, err := StartLocal(ctx, "max_connections=40")
+	require.NoError(t, err)
+	defer func() { require.NoError(t, srv.Close(context.Background())) }()
+
+	others := make([]*pgx.Conn, 0, 20)
+	closeOthers := func() {
+		for _, c := range others {
+			_ = c.Close(context.Background())
+		}
+		others = others[:0]
+	}
+	defer closeOthers()
+	for range 20 {
+		c, err := pgx.ConnectConfig(ctx, srv.adminCfg.Copy())
+		require.NoError(t, err)
+		others = append(others, c)
+	}
+	late, err := newServerFromDSN(ctx, "dsn", rawAdminURL(srv), nil)
+	require.NoError(t, err)
+	defer func() { require.NoError(t, late.Close(context.Background())) }()
+	room := late.budget.capacity()
+	require.LessOrEqual(t, room, 29-20, "the 20 other clients are not room")
+
+	_, err = late.ReserveConnections(ctx, 20, "a check")
+	require.ErrorIs(t, err, ErrConnectionLimit, "while the others are connected")
+	require.Equal(t, room, late.budget.capacity())
+
+	closeOthers()
+	release, err := late.ReserveConnections(ctx, 20, "a check")
+	require.NoError(t, err, "the room was measured again")
+	release()
+	require.GreaterOrEqual(t, late.budget.capacity(), 20)
+	require.Equal(t, late.budget.capacity(), late.connLimit().room())
 }

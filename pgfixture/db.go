@@ -28,6 +28,9 @@ type DB struct {
 	plan     *resetPlan
 	catalogs map[string]*catalogCache // Snapshot's catalog per schema list
 	closed   bool
+	// dropFailed: closed, but its DROP failed; it stays in the server's
+	// list so that Server.Close tries again and reports it.
+	dropFailed bool
 }
 
 // CreateDB returns a new database in the migrated state of schema: a clone
@@ -218,26 +221,44 @@ func (db *DB) Close(ctx context.Context, keep bool) error {
 }
 
 // shut closes the control pool, gives its connections back and keeps or
-// drops the database.
+// drops the database. A database whose DROP fails stays known to the
+// server, so that Server.Close drops it or says it could not.
 func (db *DB) shut(ctx context.Context, keep bool) error {
 	db.mu.Lock()
 	defer db.mu.Unlock()
-	if db.closed {
+	if db.closed && !db.dropFailed {
 		return nil
 	}
-	db.closed = true
-	defer db.srv.forget(db)
-	if db.pool != nil {
-		db.pool.Close()
-		db.pool = nil
+	if !db.closed {
+		db.closed = true
+		if db.pool != nil {
+			db.pool.Close()
+			db.pool = nil
+		}
+		db.slots.release()
+		if keep || os.Getenv(envKeepDB) == "1" {
+			defer db.srv.forget(db)
+			_, err := db.srv.admin.Exec(ctx, fmt.Sprintf("COMMENT ON DATABASE %s IS %s",
+				pgx.Identifier{db.name}.Sanitize(), quoteLiteral(self.String()+" kept")))
+			return db.srv.scrub.Error(err)
+		}
 	}
-	db.slots.release()
-	if keep || os.Getenv(envKeepDB) == "1" {
-		_, err := db.srv.admin.Exec(ctx, fmt.Sprintf("COMMENT ON DATABASE %s IS %s",
-			pgx.Identifier{db.name}.Sanitize(), quoteLiteral(self.String()+" kept")))
-		return db.srv.scrub.Error(err)
+	if err := db.srv.dropDatabase(ctx, db.name); err != nil {
+		db.dropFailed = true
+		return err
 	}
-	return db.srv.dropDatabase(ctx, db.name)
+	db.dropFailed = false
+	db.srv.forget(db)
+	return nil
+}
+
+// shutDetached is shut(ctx, false) for the budget's bookkeeping: it runs even
+// when the caller's context has ended, bounded by closeTimeout. An error
+// leaves the database for Server.Close.
+func (db *DB) shutDetached(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout)
+	defer cancel()
+	_ = db.shut(ctx, false)
 }
 
 // TB is what New needs; *testing.T, *testing.B and *rapid.T satisfy it.
@@ -329,7 +350,7 @@ func (s *Server) putIdle(ctx context.Context, db *DB) {
 	s.mu.Lock()
 	if s.closed || s.budget.waiting() {
 		s.mu.Unlock()
-		_ = db.shut(ctx, false)
+		db.shutDetached(ctx)
 		return
 	}
 	if s.idle == nil {
@@ -352,15 +373,16 @@ func (s *Server) takeIdle(hash string) *DB {
 	return db
 }
 
-// dropOneIdle drops one warm database of any schema, which gives its
-// control pool's connections back, and reports whether there was one. It is
-// the connection budget's reclaim: requests that have to wait call it first.
+// dropOneIdle drops one warm database (the longest idle of some schema),
+// which gives its control pool's connections back, and reports whether
+// there was one. It is the connection budget's reclaim: requests that have
+// to wait call it first.
 func (s *Server) dropOneIdle() bool {
 	s.mu.Lock()
 	var db *DB
 	for hash, list := range s.idle {
 		if len(list) > 0 {
-			db = list[0] // the longest idle
+			db = list[0]
 			s.idle[hash] = list[1:]
 			break
 		}
@@ -369,8 +391,6 @@ func (s *Server) dropOneIdle() bool {
 	if db == nil {
 		return false
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	_ = db.shut(ctx, false)
+	db.shutDetached(context.Background())
 	return true
 }

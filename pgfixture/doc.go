@@ -78,9 +78,9 @@
 // (a database and connections for it, in one step) or
 // [Server.ReserveConnections]. A reservation that fits the room but not
 // what is free waits in line (first come, first served; warm idle
-// databases are dropped for it first); one larger than the room fails at
-// once with the numbers and the max_connections to set
-// ([ErrConnectionLimit]). A connection PostgreSQL refuses anyway (others
+// databases are dropped for it first); one larger than the room measures
+// again (others may have left) and then fails at once with the numbers and
+// the max_connections to set ([ErrConnectionLimit]). A connection PostgreSQL refuses anyway (others
 // connected since) fails with an error that says so ([ErrTooManyClients]).
 //
 // # Index
@@ -89,7 +89,7 @@
 // [Server.CreateDB], [Server.Close].
 //
 // Connections: [Server.CreateDBReserving], [Server.ReserveConnections],
-// [ControlPoolConns], [ErrConnectionLimit], [ErrTooManyClients].
+// [Server.ExplainRefused], [ControlPoolConns], [ErrConnectionLimit], [ErrTooManyClients].
 //
 // Schemas: [SQL], [FS], [Schema.Hash].
 //

@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // owner identifies the process that created a fixture database or cluster,
@@ -139,8 +140,20 @@ func (s *Server) dropStale(ctx context.Context) error {
 }
 
 // dropDatabase drops a database of pgfixture's own (the name must carry the
-// prefix), disconnecting its sessions.
+// prefix), disconnecting its sessions, on a connection of the admin pool.
 func (s *Server) dropDatabase(ctx context.Context, name string) error {
+	return s.dropDatabaseOn(ctx, s.admin, name)
+}
+
+// execer is an admin pool or one of its connections.
+type execer interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+}
+
+// dropDatabaseOn is dropDatabase on conn: a caller that already holds an
+// admin connection uses it, so that it never waits for a second one (eight
+// callers each holding one and waiting for another would wait forever).
+func (s *Server) dropDatabaseOn(ctx context.Context, conn execer, name string) error {
 	if !strings.HasPrefix(name, dbPrefix) {
 		return fmt.Errorf("pgfixture: refusing to drop %q: not a pgfixture database", name)
 	}
@@ -148,7 +161,7 @@ func (s *Server) dropDatabase(ctx context.Context, name string) error {
 	if s.version >= 130000 {
 		sql += " WITH (FORCE)"
 	}
-	if _, err := s.admin.Exec(ctx, sql); err != nil {
+	if _, err := conn.Exec(ctx, sql); err != nil {
 		return s.scrub.Error(fmt.Errorf("pgfixture: dropping database %s: %w", name, err))
 	}
 	return nil

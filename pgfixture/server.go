@@ -34,8 +34,9 @@ type Server struct {
 	super    bool // the role is a superuser (enables session_replication_role)
 	version  int  // server_version_num
 
-	limit  connLimit   // what max_connections leaves for pgfixture, measured at start
-	budget *connBudget // the connections of limit.room(), reserved by fixture databases and callers
+	limit   connLimit // what max_connections leaves for pgfixture, measured at start (under limitMu)
+	limitMu sync.Mutex
+	budget  *connBudget // the connections of limit.room(), reserved by fixture databases and callers
 
 	seq atomic.Int64
 

@@ -106,14 +106,14 @@ func (s *Server) buildTemplate(ctx context.Context, conn *pgxpool.Conn, schema S
 	if err != nil || ready {
 		return err
 	}
-	if err := s.dropDatabase(ctx, tpl); err != nil {
+	if err := s.dropDatabaseOn(ctx, conn, tpl); err != nil {
 		return err
 	}
 	if _, err := conn.Exec(ctx, fmt.Sprintf("CREATE DATABASE %s TEMPLATE template0 ENCODING 'UTF8'", pgx.Identifier{tpl}.Sanitize())); err != nil {
 		return fmt.Errorf("pgfixture: creating template %s: %w", tpl, err)
 	}
 	if err := s.migrate(ctx, schema, tpl); err != nil {
-		if derr := s.dropDatabase(ctx, tpl); derr != nil {
+		if derr := s.dropDatabaseOn(ctx, conn, tpl); derr != nil {
 			err = errors.Join(err, derr)
 		}
 		return err
@@ -176,7 +176,7 @@ func (s *Server) dropTemplate(ctx context.Context, hash string) error {
 	if err != nil {
 		return s.scrub.Error(fmt.Errorf("pgfixture: unmarking template %s: %w", tpl, err))
 	}
-	return s.dropDatabase(ctx, tpl)
+	return s.dropDatabaseOn(ctx, conn, tpl)
 }
 
 func quoteLiteral(s string) string {

@@ -20,6 +20,7 @@ import (
 type checker struct {
 	cfg      *config
 	job      Job
+	srv      *pgfixture.Server
 	db       *pgfixture.DB
 	worker   *faults.Worker
 	log      *effects.Log
@@ -93,6 +94,9 @@ func Check(ctx context.Context, job Job, opts ...Option) *Report {
 		}
 	}()
 	c.run(ctx, rep)
+	if err := c.refusedConnection(rep); err != nil && rep.Err == nil {
+		rep.Err, rep.Findings = err, nil // a check that could not connect proves nothing
+	}
 	return rep
 }
 
@@ -132,7 +136,7 @@ func newChecker(ctx context.Context, job Job, cfg *config) (*checker, error) {
 		_ = db.Close(ctx, false)
 		return nil, err
 	}
-	c := &checker{cfg: cfg, job: job, db: db, worker: worker, log: effects.NewLog()}
+	c := &checker{cfg: cfg, job: job, srv: srv, db: db, worker: worker, log: effects.NewLog()}
 	c.onClose(release) // last, once every worker is closed
 	c.onClose(worker.Close)
 	if cfg.sqlDriver != "" {

@@ -49,11 +49,11 @@ func compare(ref, sr *scenarioRun, cfg *config) *Finding {
 	for _, m := range f.Effects {
 		f.Hints = append(f.Hints, effects.Explain(m))
 	}
-	f.Headline = headline(f, sr)
-	f.Timeline = timeline(sr)
 	keys := newKeyAliases(ref, sr)
-	f.Headline, f.Timeline = keys.apply(f.Headline), keys.apply(f.Timeline)
-	f.Problems, f.Hints = keys.applyAll(f.Problems), keys.applyAll(f.Hints)
+	view := keys.run(sr)
+	f.Problems, f.Hints = keys.texts(f.Problems), keys.texts(f.Hints)
+	f.Headline = headline(f, view)
+	f.Timeline = timeline(view)
 	return f
 }
 

@@ -1,92 +1,146 @@
 package twice
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 )
 
-// keyInLabel finds the Idempotency-Key in a payment point's label, also when
-// a column cut the label short ("…").
-var keyInLabel = regexp.MustCompile(`Idempotency-Key ([^\s()…]+)(…?)`)
+// keyInLabel finds the Idempotency-Key at the end of a payment point's
+// label: "payment POST /v1/payouts (Idempotency-Key k)".
+var keyInLabel = regexp.MustCompile(`\(Idempotency-Key (.+)\)$`)
 
 // keyAliases makes a finding's text the same from run to run when the job
 // draws its Idempotency-Keys at random: a key the reference run sent too is
 // printed as is; any other key prints as ‹new key N›, numbered in the order
-// the scenario first sent it.
+// the scenario first sent it. Labels are rewritten before anything is laid
+// out (so columns are measured on what is printed); other text (errors,
+// hints) has a key replaced only where it stands alone and is long enough
+// not to be mistaken for other words.
 type keyAliases struct {
-	stable map[string]bool
-	alias  map[string]string
-	order  []string // aliased keys, first use first
+	alias map[string]string
+	bare  []string // aliased keys replaced in free text, longest first
 }
 
+// minBareKey is the shortest key replaced in free text.
+const minBareKey = 8
+
 func newKeyAliases(ref, sr *scenarioRun) *keyAliases {
-	k := &keyAliases{stable: map[string]bool{}, alias: map[string]string{}}
-	eachKey(ref, func(key string) { k.stable[key] = true })
+	stable := map[string]bool{}
+	eachKey(ref, func(key string) { stable[key] = true })
+	k := &keyAliases{alias: map[string]string{}}
 	eachKey(sr, func(key string) {
-		if k.stable[key] || k.alias[key] != "" {
+		if stable[key] || k.alias[key] != "" {
 			return
 		}
-		k.order = append(k.order, key)
-		k.alias[key] = fmt.Sprintf("‹new key %d›", len(k.order))
+		k.alias[key] = fmt.Sprintf("‹new key %d›", len(k.alias)+1)
+		if len(key) >= minBareKey {
+			k.bare = append(k.bare, key)
+		}
 	})
+	slices.SortStableFunc(k.bare, func(a, b string) int { return len(b) - len(a) })
 	return k
 }
 
-// eachKey calls f with every key of the run's points, in attempt order.
+// eachKey calls f with the key of every payment point of the run, attempt
+// by attempt.
 func eachKey(sr *scenarioRun, f func(key string)) {
-	if sr == nil {
-		return
-	}
 	for _, a := range sr.Attempts {
 		for _, s := range a.Steps {
-			for _, m := range keyInLabel.FindAllStringSubmatch(s.Label, -1) {
+			if m := keyInLabel.FindStringSubmatch(s.Label); m != nil {
 				f(m[1])
 			}
 		}
-		for _, m := range keyInLabel.FindAllStringSubmatch(a.CrashAt.Label, -1) {
+		if m := keyInLabel.FindStringSubmatch(a.CrashAt.Label); m != nil {
 			f(m[1])
 		}
 	}
 }
 
-// apply replaces the aliased keys in s: in point labels (also when a
-// column cut them short), and elsewhere (errors, hints) when the key is long
-// enough not to be mistaken for other text.
-func (k *keyAliases) apply(s string) string {
-	if len(k.alias) == 0 {
-		return s
+// label rewrites the key of one point's label.
+func (k *keyAliases) label(l string) string {
+	m := keyInLabel.FindStringSubmatchIndex(l)
+	if m == nil {
+		return l
 	}
-	s = keyInLabel.ReplaceAllStringFunc(s, func(m string) string {
-		sub := keyInLabel.FindStringSubmatch(m)
-		if a := k.alias[sub[1]]; a != "" {
-			return "Idempotency-Key " + a
-		}
-		if sub[2] == "" {
-			return m
-		}
-		for _, full := range k.order {
-			if strings.HasPrefix(full, sub[1]) {
-				return "Idempotency-Key " + k.alias[full]
+	if a := k.alias[l[m[2]:m[3]]]; a != "" {
+		return l[:m[2]] + a + l[m[3]:]
+	}
+	return l
+}
+
+// text replaces the aliased keys that stand alone in free text.
+func (k *keyAliases) text(s string) string {
+	for _, key := range k.bare {
+		var b strings.Builder
+		rest := s
+		for {
+			i := strings.Index(rest, key)
+			if i < 0 {
+				b.WriteString(rest)
+				break
 			}
+			end := i + len(key)
+			alone := (i == 0 || !keyByte(rest[i-1])) && (end == len(rest) || !keyByte(rest[end]))
+			b.WriteString(rest[:i])
+			if alone {
+				b.WriteString(k.alias[key])
+			} else {
+				b.WriteString(key)
+			}
+			rest = rest[end:]
 		}
-		return m
-	})
-	for _, key := range k.order {
-		if len(key) >= minBareKey {
-			s = strings.ReplaceAll(s, key, k.alias[key])
-		}
+		s = b.String()
 	}
 	return s
 }
 
-// minBareKey is the shortest key replaced outside a point's label.
-const minBareKey = 8
+// keyByte reports whether c may continue a key (so a match next to it is
+// part of a longer word).
+func keyByte(c byte) bool {
+	return c == '-' || c == '_' || c == '.' || c == ':' || c == '/' ||
+		'0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+}
 
-// applyAll replaces the aliased keys in every string of list.
-func (k *keyAliases) applyAll(list []string) []string {
+// texts replaces the aliased keys in every string of list.
+func (k *keyAliases) texts(list []string) []string {
 	for i := range list {
-		list[i] = k.apply(list[i])
+		list[i] = k.text(list[i])
 	}
 	return list
+}
+
+// run returns a copy of sr for printing, with the keys of its labels,
+// errors and outcomes replaced; sr itself is left as it is.
+func (k *keyAliases) run(sr *scenarioRun) *scenarioRun {
+	if len(k.alias) == 0 {
+		return sr
+	}
+	view := *sr
+	view.Attempts = make([]attemptRecord, len(sr.Attempts))
+	for i, a := range sr.Attempts {
+		a.Steps = slices.Clone(a.Steps)
+		for j := range a.Steps {
+			a.Steps[j].Label = k.label(a.Steps[j].Label)
+		}
+		a.CrashAt.Label = k.label(a.CrashAt.Label)
+		a.Reason, a.Panic = k.text(a.Reason), k.text(a.Panic)
+		if a.Err != nil {
+			a.Err = errors.New(k.text(a.Err.Error()))
+		}
+		view.Attempts[i] = a
+	}
+	if it := sr.Interleaving; it != nil && it.trace != nil {
+		itv := *it
+		tr := *it.trace
+		tr.Events = slices.Clone(tr.Events)
+		for i := range tr.Events {
+			tr.Events[i].Step.Label = k.label(tr.Events[i].Step.Label)
+		}
+		itv.trace = &tr
+		view.Interleaving = &itv
+	}
+	return &view
 }

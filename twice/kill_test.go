@@ -43,8 +43,9 @@ func TestKillChild(t *testing.T) {
 }
 
 // TestAKilledCheckLeavesNothingTheNextRunUses kills a test binary (SIGKILL)
-// in the middle of a check on a shared server, and shows that the next test
-// binary on that server drops what the dead one left instead of using it.
+// in the middle of a check on a server it shares with others (dsn mode),
+// and shows that the next test binary on that server drops what the dead
+// one left instead of using it.
 func TestAKilledCheckLeavesNothingTheNextRunUses(t *testing.T) {
 	if os.Getenv(envKillChild) != "" {
 		t.Skip("a child does not start children")
@@ -52,9 +53,17 @@ func TestAKilledCheckLeavesNothingTheNextRunUses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: starts two test processes")
 	}
+	needLocalPostgres(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	db := pgfixture.New(t, pgfixture.SQL(`SELECT 1`))
+	// A server of this test's own: on a shared one, another test binary's
+	// start could drop the dead child's databases before the next run does.
+	srv, err := pgfixture.StartLocal(ctx)
+	require.NoError(t, err)
+	defer func() { require.NoError(t, srv.Close(context.Background())) }()
+	db, err := srv.CreateDB(ctx, pgfixture.SQL(`SELECT 1`))
+	require.NoError(t, err)
+	defer func() { _ = db.Close(context.Background(), false) }()
 	serverURL := adminURL(db)
 	admin := db.Pool()
 

@@ -6,10 +6,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/twicekit/twicekit/concurrent"
@@ -99,32 +99,48 @@ func requireResult(t *testing.T, c loadCase, rep *twice.Report) {
 }
 
 // Eight checks at once on the one shared server, each with concurrent
-// scenarios (so three workers' worth of connections each), stay isolated:
+// scenarios (so two workers' worth of connections each), stay isolated:
 // each gives exactly the result it gives alone. Each subtest starts its
 // check before it calls t.Parallel, so all eight run at once whatever
 // -parallel is; the subtests then wait for their own report.
 func TestEightParallelChecksWithConcurrentScenarios(t *testing.T) {
 	cases := loadCases()
 	require.Len(t, cases, 8)
-	var running, peak atomic.Int32
 	start := time.Now()
 	for _, c := range cases {
 		t.Run(c.job.Name, func(t *testing.T) {
 			done := make(chan *twice.Report, 1)
-			go func() {
-				n := running.Add(1)
-				for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
-				}
-				defer running.Add(-1)
-				done <- twice.Check(context.Background(), c.job, c.opts...)
-			}()
+			go func() { done <- twice.Check(context.Background(), c.job, c.opts...) }()
 			t.Parallel()
 			requireResult(t, c, <-done)
 		})
 	}
-	t.Cleanup(func() {
-		t.Logf("8 checks in %s, at most %d at once", time.Since(start).Round(10*time.Millisecond), peak.Load())
-	})
+	t.Cleanup(func() { t.Logf("8 checks in %s", time.Since(start).Round(10*time.Millisecond)) })
+}
+
+// span records when a check's job first started and last returned.
+type span struct {
+	mu         sync.Mutex
+	start, end time.Time
+}
+
+// timed wraps job so that every attempt widens s.
+func (s *span) timed(job twice.Job) twice.Job {
+	run := job.Run
+	job.Run = func(ctx context.Context, a *twice.Attempt) error {
+		s.mu.Lock()
+		if s.start.IsZero() {
+			s.start = time.Now()
+		}
+		s.mu.Unlock()
+		defer func() {
+			s.mu.Lock()
+			s.end = time.Now()
+			s.mu.Unlock()
+		}()
+		return run(ctx, a)
+	}
+	return job
 }
 
 // needLocalPostgres skips when no PostgreSQL binaries are installed, as
@@ -174,15 +190,71 @@ func TestChecksOnASmallServer(t *testing.T) {
 	t.Run("checks that fit one at a time wait their turn", func(t *testing.T) {
 		c := loadCases()[5] // check, then act: flagged by overlap@2
 		reports := make([]*twice.Report, 3)
+		spans := make([]*span, 3)
 		var wg sync.WaitGroup
 		for i := range reports {
+			spans[i] = &span{}
+			job := spans[i].timed(c.job)
 			wg.Go(func() {
-				reports[i] = twice.Check(ctx, c.job, append([]twice.Option{twice.OnServer(srv)}, c.opts...)...)
+				reports[i] = twice.Check(ctx, job, append([]twice.Option{twice.OnServer(srv)}, c.opts...)...)
 			})
 		}
 		wg.Wait()
 		for i, rep := range reports {
 			t.Run(fmt.Sprint("check ", i+1), func(t *testing.T) { requireResult(t, c, rep) })
 		}
+		// One at a time: no check's job ran while another check's did.
+		for i := range spans {
+			for j := range i {
+				a, b := spans[i], spans[j]
+				overlap := a.start.Before(b.end) && b.start.Before(a.end)
+				require.False(t, overlap, "checks %d and %d ran at the same time: %s–%s and %s–%s", j+1, i+1,
+					b.start.Format("15:04:05.000"), b.end.Format("15:04:05.000"), a.start.Format("15:04:05.000"), a.end.Format("15:04:05.000"))
+			}
+		}
 	})
+}
+
+// When other clients fill the server after pgfixture measured its room, an
+// attempt's connection is refused ("too many clients"): the check says so in
+// Report.Err, with what to do, instead of reporting the job as broken.
+func TestARefusedConnectionIsTheCheckErrorNotAFinding(t *testing.T) {
+	t.Parallel()
+	needLocalPostgres(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	srv, err := pgfixture.StartLocal(ctx, "max_connections=40")
+	require.NoError(t, err)
+	defer func() { require.NoError(t, srv.Close(context.Background())) }()
+
+	var others []*pgx.Conn // the other clients, opened by the job itself
+	defer func() {
+		for _, c := range others {
+			_ = c.Close(context.Background())
+		}
+	}()
+	job := loyaltyJob("ledger CTE", func(ctx context.Context, a *twice.Attempt) error {
+		if others == nil {
+			cfg, err := pgx.ParseConfig(srv.URL())
+			if err != nil {
+				return err
+			}
+			cfg.Database = a.Pool.Config().ConnConfig.Database
+			for len(others) < 100 {
+				c, err := pgx.ConnectConfig(ctx, cfg)
+				if err != nil {
+					break // the server is full
+				}
+				others = append(others, c)
+			}
+		}
+		return ledgerCTE(ctx, a)
+	})
+	rep := twice.Check(ctx, job, twice.OnServer(srv))
+	require.NotEmpty(t, others)
+	require.ErrorIs(t, rep.Err, pgfixture.ErrTooManyClients, rep.String())
+	require.Empty(t, rep.Findings)
+	require.Contains(t, rep.Err.Error(), "twice: attempt 1 of job-1 of scenario once could not connect: pgfixture: the server at "+srv.URL()+
+		" refused a connection: sorry, too many clients already (SQLSTATE 53300). pgfixture keeps within the 29 connections")
+	require.Contains(t, rep.Err.Error(), "raise max_connections")
 }

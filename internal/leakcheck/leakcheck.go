@@ -9,6 +9,7 @@ package leakcheck
 
 import (
 	"fmt"
+	"io"
 	"os"
 
 	"go.uber.org/goleak"
@@ -23,12 +24,14 @@ func Exit(code int) {
 
 // Code is Exit without exiting: it returns the code Exit would exit with,
 // after printing the leaked goroutines to standard error.
-func Code(code int) int {
+func Code(code int) int { return check(code, os.Stderr) }
+
+func check(code int, w io.Writer) int {
 	if code != 0 {
 		return code
 	}
 	if err := goleak.Find(); err != nil {
-		fmt.Fprintf(os.Stderr, "leakcheck: the tests passed but left goroutines running:\n%v\n", err)
+		fmt.Fprintf(w, "leakcheck: the tests passed but left goroutines running:\n%v\n", err)
 		return 1
 	}
 	return 0
