@@ -2,6 +2,7 @@ package generators_test
 
 import (
 	"context"
+	"flag"
 	"regexp"
 	"slices"
 	"strings"
@@ -18,6 +19,7 @@ import (
 // minimal returns the value of g that rapid shrinks to when every value fails.
 func minimal[V any](t *testing.T, g *rapid.Generator[V]) V {
 	t.Helper()
+	fixedSeed(t)
 	var last V
 	tb := newRecTB(t)
 	rapid.Check(tb, func(rt *rapid.T) {
@@ -30,10 +32,35 @@ func minimal[V any](t *testing.T, g *rapid.Generator[V]) V {
 	return last // rapid replays the minimal case last
 }
 
+// shrinkSeed is the seed of the shrink-target checks. rapid's shrinker is a
+// search, not a proof: for a few seeds in a hundred it stops short of the
+// minimal value (CrashPoint(9) failing from 4 up stays at 9 for seed 39),
+// so a check of where a generator shrinks to runs on a fixed seed, the same
+// every run (-rapid.seed, when given, still wins).
+const shrinkSeed = "1"
+
+// fixedSeed sets rapid's seed for the rest of the test, unless -rapid.seed
+// was given. The tests that use it are not parallel.
+func fixedSeed(t *testing.T) {
+	t.Helper()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "rapid.seed" })
+	if given {
+		return
+	}
+	f := flag.Lookup("rapid.seed")
+	old := f.Value.String()
+	if err := f.Value.Set(shrinkSeed); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = f.Value.Set(old) })
+}
+
 // minimalWhere returns the value rapid shrinks to when the values for which
 // fails returns true fail.
 func minimalWhere[V any](t *testing.T, g *rapid.Generator[V], fails func(V) bool) V {
 	t.Helper()
+	fixedSeed(t)
 	var last V
 	tb := newRecTB(t)
 	rapid.Check(tb, func(rt *rapid.T) {
