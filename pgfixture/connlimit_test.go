@@ -199,7 +199,16 @@ func TestRoomIsMeasuredAgainWhenOtherClientsLeave(t *testing.T) {
 	require.ErrorIs(t, err, ErrConnectionLimit, "while the others are connected")
 	require.Equal(t, room, late.budget.capacity())
 
+	var pids []uint32
+	for _, c := range others {
+		pids = append(pids, c.PgConn().PID())
+	}
 	closeOthers()
+	// A backend exits a moment after its client closes: wait until the
+	// server has let all twenty go.
+	require.Eventually(t, func() bool {
+		return scalar[int](t, srv.admin, `SELECT count(*)::int FROM pg_stat_activity WHERE pid = ANY($1::int[])`, pids) == 0
+	}, 10*time.Second, 10*time.Millisecond, "the other clients' backends are gone")
 	release, err := late.ReserveConnections(ctx, 20, "a check")
 	require.NoError(t, err, "the room was measured again")
 	release()
