@@ -2,6 +2,7 @@ package pgfixture_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 
@@ -100,4 +101,26 @@ func ExampleDiff() {
 	//   + (name='Ann B.')
 	// rewards:
 	//   + (customer_id=1, reason='order_reward', points=50)
+}
+
+func ExampleStartLocal() {
+	// A server of the test's own, for behaviour that depends on a setting:
+	// here a small max_connections.
+	ctx := context.Background()
+	srv, err := pgfixture.StartLocal(ctx, "max_connections=30")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer srv.Close(ctx)
+	// pgfixture keeps within what the server allows it: 30, minus 3
+	// reserved for superusers and 8 for its admin pool, leaves 19.
+	_, err = srv.ReserveConnections(ctx, 20, "a load test")
+	fmt.Println(errors.Is(err, pgfixture.ErrConnectionLimit))
+	release, err := srv.ReserveConnections(ctx, 19, "a load test")
+	fmt.Println(err)
+	release()
+	// Prints true, then <nil>. (Not run as a test: it needs PostgreSQL
+	// binaries, which a machine with only Docker lacks;
+	// TestConnectionLimitOnASmallServer runs the same.)
 }
