@@ -400,62 +400,78 @@ func (c *drvConn) Close() error {
 // Prepare and execution database/sql then makes for the same statement are
 // covered by that point.
 func (c *drvConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
-	p, err := c.gate(ctx, Label(query), kindStmt)
-	if err != nil {
-		return nil, err
-	}
-	var res driver.Result
+	var withCtx func() (driver.Result, error)
+	var old func([]driver.Value) (driver.Result, error)
 	switch ci := c.inner.(type) {
 	case driver.ExecerContext:
-		res, err = ci.ExecContext(ctx, query, args)
+		withCtx = func() (driver.Result, error) { return ci.ExecContext(ctx, query, args) }
 	case driver.Execer: //nolint:staticcheck // a driver that has only the old interface
-		var dargs []driver.Value
-		if dargs, err = namedToValues(args); err == nil {
-			if err = ctx.Err(); err == nil {
-				res, err = ci.Exec(query, dargs)
-			}
-		}
-	default:
-		err = driver.ErrSkip
+		old = func(v []driver.Value) (driver.Result, error) { return ci.Exec(query, v) }
 	}
-	if errors.Is(err, driver.ErrSkip) {
-		c.covered, c.hasCov = query, true
-		p.c.release()
-		return nil, driver.ErrSkip
-	}
-	return res, p.done(err)
+	return runStatement(ctx, c, query, args, withCtx, old)
 }
 
 // QueryContext: as ExecContext, for queries; the rows keep the connection
 // marked busy while they fetch.
 func (c *drvConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
-	p, err := c.gate(ctx, Label(query), kindStmt)
+	var withCtx func() (driver.Rows, error)
+	var old func([]driver.Value) (driver.Rows, error)
+	switch ci := c.inner.(type) {
+	case driver.QueryerContext:
+		withCtx = func() (driver.Rows, error) { return ci.QueryContext(ctx, query, args) }
+	case driver.Queryer: //nolint:staticcheck // a driver that has only the old interface
+		old = func(v []driver.Value) (driver.Rows, error) { return ci.Query(query, v) }
+	}
+	rows, err := runStatement(ctx, c, query, args, withCtx, old)
 	if err != nil {
 		return nil, err
 	}
-	var rows driver.Rows
-	switch ci := c.inner.(type) {
-	case driver.QueryerContext:
-		rows, err = ci.QueryContext(ctx, query, args)
-	case driver.Queryer: //nolint:staticcheck // a driver that has only the old interface
-		var dargs []driver.Value
-		if dargs, err = namedToValues(args); err == nil {
-			if err = ctx.Err(); err == nil {
-				rows, err = ci.Query(query, dargs)
-			}
-		}
-	default:
-		err = driver.ErrSkip
+	return wrapRows(c, rows), nil
+}
+
+// runStatement is ExecContext's and QueryContext's one path: the point,
+// then the statement on the inner connection (callInner); driver.ErrSkip
+// marks the statement as covered by this point for the Prepare
+// database/sql makes next.
+func runStatement[T any](ctx context.Context, c *drvConn, query string, args []driver.NamedValue,
+	withCtx func() (T, error), old func([]driver.Value) (T, error)) (T, error) {
+	var zero T
+	p, err := c.gate(ctx, Label(query), kindStmt)
+	if err != nil {
+		return zero, err
 	}
+	res, err := callInner(ctx, args, withCtx, old)
 	if errors.Is(err, driver.ErrSkip) {
 		c.covered, c.hasCov = query, true
 		p.c.release()
-		return nil, driver.ErrSkip
+		return zero, driver.ErrSkip
 	}
 	if err = p.done(err); err != nil {
-		return nil, err
+		return zero, err
 	}
-	return wrapRows(c, rows), nil
+	return res, nil
+}
+
+// callInner runs a statement on the inner driver: through its
+// context-aware method (withCtx) when it has one, else its old one with the
+// arguments as plain values (old), else it returns driver.ErrSkip.
+func callInner[T any](ctx context.Context, args []driver.NamedValue,
+	withCtx func() (T, error), old func([]driver.Value) (T, error)) (T, error) {
+	var zero T
+	switch {
+	case withCtx != nil:
+		return withCtx()
+	case old != nil:
+		dargs, err := namedToValues(args)
+		if err != nil {
+			return zero, err
+		}
+		if err := ctx.Err(); err != nil {
+			return zero, err
+		}
+		return old(dargs)
+	}
+	return zero, driver.ErrSkip
 }
 
 // PrepareContext is a point ("PREPARE " + the SQL), unless database/sql is
@@ -695,17 +711,11 @@ func (s *drvStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (dr
 	if err != nil {
 		return nil, err
 	}
-	var res driver.Result
+	var withCtx func() (driver.Result, error)
 	if se, ok := s.inner.(driver.StmtExecContext); ok {
-		res, err = se.ExecContext(ctx, args)
-	} else {
-		var dargs []driver.Value
-		if dargs, err = namedToValues(args); err == nil {
-			if err = ctx.Err(); err == nil {
-				res, err = s.inner.Exec(dargs) //nolint:staticcheck // the driver has nothing else
-			}
-		}
+		withCtx = func() (driver.Result, error) { return se.ExecContext(ctx, args) }
 	}
+	res, err := callInner(ctx, args, withCtx, s.inner.Exec) //nolint:staticcheck // the driver may have nothing else
 	return res, p.done(err)
 }
 
@@ -714,17 +724,11 @@ func (s *drvStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (d
 	if err != nil {
 		return nil, err
 	}
-	var rows driver.Rows
+	var withCtx func() (driver.Rows, error)
 	if sq, ok := s.inner.(driver.StmtQueryContext); ok {
-		rows, err = sq.QueryContext(ctx, args)
-	} else {
-		var dargs []driver.Value
-		if dargs, err = namedToValues(args); err == nil {
-			if err = ctx.Err(); err == nil {
-				rows, err = s.inner.Query(dargs) //nolint:staticcheck // the driver has nothing else
-			}
-		}
+		withCtx = func() (driver.Rows, error) { return sq.QueryContext(ctx, args) }
 	}
+	rows, err := callInner(ctx, args, withCtx, s.inner.Query) //nolint:staticcheck // the driver may have nothing else
 	if err = p.done(err); err != nil {
 		return nil, err
 	}

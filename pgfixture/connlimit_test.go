@@ -44,6 +44,18 @@ func openAll(t *testing.T, ctx context.Context, db *DB, n int) func() {
 	}
 }
 
+// smallServer starts a local server of the test's own with
+// max_connections=40 (room for 29), stopped when the test ends.
+func smallServer(t *testing.T) (context.Context, *Server) {
+	t.Helper()
+	needLocalBins(t)
+	ctx := ctxT(t)
+	srv, err := StartLocal(ctx, "max_connections=40")
+	require.NoError(t, err)
+	t.Cleanup(func() { assert.NoError(t, srv.Close(context.Background())) })
+	return ctx, srv
+}
+
 // TestConnectionLimitOnASmallServer runs check-sized workloads (24
 // connections of their own and a fixture database's 4) on a server started
 // with max_connections=40: room for 29, so one at a time. A reservation
@@ -53,17 +65,13 @@ func openAll(t *testing.T, ctx context.Context, db *DB, n int) func() {
 // slots is explained.
 func TestConnectionLimitOnASmallServer(t *testing.T) {
 	t.Parallel()
-	needLocalBins(t)
-	ctx := ctxT(t)
-	srv, err := StartLocal(ctx, "max_connections=40")
-	require.NoError(t, err)
-	defer func() { require.NoError(t, srv.Close(context.Background())) }()
+	ctx, srv := smallServer(t)
 	require.Equal(t, "40", scalar[string](t, srv.admin, "SHOW max_connections"))
 	require.Equal(t, connLimit{maxConnections: 40, superuserReserved: 3, adminPool: 8}, srv.limit)
 	require.Equal(t, 29, srv.budget.capacity())
 
 	// Over the room: at once, with the numbers and the fix.
-	_, err = srv.ReserveConnections(ctx, 30, "a load test")
+	_, err := srv.ReserveConnections(ctx, 30, "a load test")
 	require.ErrorIs(t, err, ErrConnectionLimit)
 	require.EqualError(t, err, "pgfixture: a load test may open up to 30 connections but the server at "+srv.URL()+" has room for 29 "+
 		"(max_connections=40, minus 3 reserved for superusers, 0 held by other clients at start and 8 for pgfixture's admin pool); "+
@@ -170,11 +178,7 @@ func sqlStateOf(err error) string {
 // failing for good.
 func TestRoomIsMeasuredAgainWhenOtherClientsLeave(t *testing.T) {
 	t.Parallel()
-	needLocalBins(t)
-	ctx := ctxT(t)
-	srv, err := StartLocal(ctx, "max_connections=40")
-	require.NoError(t, err)
-	defer func() { require.NoError(t, srv.Close(context.Background())) }()
+	ctx, srv := smallServer(t)
 
 	others := make([]*pgx.Conn, 0, 20)
 	closeOthers := func() {

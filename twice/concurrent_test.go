@@ -253,17 +253,7 @@ func TestLedgerCTEPassesEveryInterleaving(t *testing.T) {
 
 func ledgerCTETx(ctx context.Context, a *twice.Attempt) error {
 	return pgx.BeginFunc(ctx, a.Pool, func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `
-WITH added AS (
-  INSERT INTO points_ledger (customer_id, order_id, reason, points)
-  VALUES ($1, $2, 'order_reward', 50)
-  ON CONFLICT (order_id, reason) DO NOTHING
-  RETURNING customer_id, points
-)
-UPDATE customers c
-SET points = c.points + added.points
-FROM added
-WHERE c.id = added.customer_id`, 77, 9812)
+		_, err := tx.Exec(ctx, ledgerCTESQL, 77, 9812)
 		return err
 	})
 }

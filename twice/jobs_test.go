@@ -44,9 +44,9 @@ func incrementPoints(ctx context.Context, a *twice.Attempt) error {
 	return err
 }
 
-// The ledger with a unique constraint, in one statement (the first document's fix).
-func ledgerCTE(ctx context.Context, a *twice.Attempt) error {
-	_, err := a.Pool.Exec(ctx, `
+// ledgerCTESQL rewards customer $1 for order $2 once: the ledger's unique
+// constraint refuses a second row, and the balance moves only with one.
+const ledgerCTESQL = `
 WITH added AS (
   INSERT INTO points_ledger (customer_id, order_id, reason, points)
   VALUES ($1, $2, 'order_reward', 50)
@@ -56,7 +56,11 @@ WITH added AS (
 UPDATE customers c
 SET points = c.points + added.points
 FROM added
-WHERE c.id = added.customer_id`, 77, 9812)
+WHERE c.id = added.customer_id`
+
+// The ledger with a unique constraint, in one statement (the first document's fix).
+func ledgerCTE(ctx context.Context, a *twice.Attempt) error {
+	_, err := a.Pool.Exec(ctx, ledgerCTESQL, 77, 9812)
 	return err
 }
 

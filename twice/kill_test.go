@@ -53,14 +53,9 @@ func TestAKilledCheckLeavesNothingTheNextRunUses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: starts two test processes")
 	}
-	needLocalPostgres(t)
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-	defer cancel()
 	// A server of this test's own: on a shared one, another test binary's
 	// start could drop the dead child's databases before the next run does.
-	srv, err := pgfixture.StartLocal(ctx)
-	require.NoError(t, err)
-	defer func() { require.NoError(t, srv.Close(context.Background())) }()
+	ctx, srv := privateServer(t)
 	db, err := srv.CreateDB(ctx, pgfixture.SQL(`SELECT 1`))
 	require.NoError(t, err)
 	defer func() { _ = db.Close(context.Background(), false) }()

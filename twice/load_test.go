@@ -3,8 +3,6 @@ package twice_test
 import (
 	"context"
 	"fmt"
-	"os/exec"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -143,19 +141,6 @@ func (s *span) timed(job twice.Job) twice.Job {
 	return job
 }
 
-// needLocalPostgres skips when no PostgreSQL binaries are installed, as
-// pgfixture.StartLocal needs them.
-func needLocalPostgres(t *testing.T) {
-	t.Helper()
-	if _, err := exec.LookPath("initdb"); err == nil {
-		return
-	}
-	if m, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb"); len(m) > 0 {
-		return
-	}
-	t.Skip("no PostgreSQL binaries (initdb) to start a server with a small max_connections")
-}
-
 // On a server started with max_connections=32 pgfixture has room for 21
 // connections: a check under SERIALIZABLE (three workers of 8 and the
 // database's 4: 28) can never run there and fails at once, saying what to
@@ -163,12 +148,7 @@ func needLocalPostgres(t *testing.T) {
 // three at once wait for each other and all pass.
 func TestChecksOnASmallServer(t *testing.T) {
 	t.Parallel()
-	needLocalPostgres(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	srv, err := pgfixture.StartLocal(ctx, "max_connections=32")
-	require.NoError(t, err)
-	defer func() { require.NoError(t, srv.Close(context.Background())) }()
+	ctx, srv := privateServer(t, "max_connections=32")
 
 	t.Run("too large for the server", func(t *testing.T) {
 		job := ledgerNoUniqueJob("ledger: check, then act", checkThenAct)
@@ -220,12 +200,7 @@ func TestChecksOnASmallServer(t *testing.T) {
 // Report.Err, with what to do, instead of reporting the job as broken.
 func TestARefusedConnectionIsTheCheckErrorNotAFinding(t *testing.T) {
 	t.Parallel()
-	needLocalPostgres(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	srv, err := pgfixture.StartLocal(ctx, "max_connections=40")
-	require.NoError(t, err)
-	defer func() { require.NoError(t, srv.Close(context.Background())) }()
+	ctx, srv := privateServer(t, "max_connections=40")
 
 	var others []*pgx.Conn // the other clients, opened by the job itself
 	defer func() {

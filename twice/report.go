@@ -11,8 +11,12 @@ import (
 	"github.com/twicekit/twicekit/pgfixture"
 )
 
-// Report is the outcome of a check. Its text is a deterministic function of
-// the job and the scenarios: no times, process IDs or database names.
+// Report is the outcome of a check. Its findings' text is a deterministic
+// function of the job and the scenarios: no times, process IDs or database
+// names (an Idempotency-Key the reference run never sent prints as ‹new key
+// N›). Err is another matter: it says why the check could not run, and
+// names the server, the database or the driver's own message so that you
+// can act on it.
 type Report struct {
 	// Job is the job's name.
 	Job string
