@@ -175,13 +175,8 @@ func startCluster(ctx context.Context, bins string, settings []string) (_ *local
 	}
 	data := filepath.Join(dir, "data")
 	env := append(os.Environ(), "LC_ALL=C", "LANG=C", "TZ=UTC")
-	initdb := exec.CommandContext(ctx, binPath(bins, "initdb"),
-		"-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync", "--no-instructions")
-	initdb.Dir = dir
-	initdb.Env = env
-	initdb.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGKILL}
-	if out, err := initdb.CombinedOutput(); err != nil {
-		return nil, "", fmt.Errorf("initdb failed: %w: %s", err, tail(out, 800))
+	if err := initData(ctx, bins, dir, data, cred, env); err != nil {
+		return nil, "", err
 	}
 
 	port, err := freePort()
@@ -267,21 +262,17 @@ func (c *localCluster) readLog() string {
 	return string(b)
 }
 
-// stop shuts the cluster down (fast shutdown, then immediate, then kill)
-// and removes its directory.
+// stop shuts the cluster down and removes its directory. The directory is
+// thrown away, so there is nothing to checkpoint: immediate shutdown
+// (SIGQUIT) first, then kill.
 func (c *localCluster) stop(ctx context.Context) error {
 	c.stopOnce.Do(func() {
-		_ = c.cmd.Process.Signal(syscall.SIGINT)
+		_ = c.cmd.Process.Signal(syscall.SIGQUIT)
 		select {
 		case <-c.done:
-		case <-time.After(15 * time.Second):
-			_ = c.cmd.Process.Signal(syscall.SIGQUIT)
-			select {
-			case <-c.done:
-			case <-time.After(5 * time.Second):
-				_ = c.cmd.Process.Kill()
-				<-c.done
-			}
+		case <-time.After(10 * time.Second):
+			_ = c.cmd.Process.Kill()
+			<-c.done
 		case <-ctx.Done():
 			_ = c.cmd.Process.Kill()
 			<-c.done
