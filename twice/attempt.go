@@ -21,6 +21,7 @@ type attemptRecord struct {
 	Reason  string
 	Err     error
 	Panic   string // the panic value and cleaned stack
+	Goexit  string // where the job ended its goroutine (t.FailNow, runtime.Goexit)
 	Hung    bool
 	Leaked  bool // the job did not return even after its context was cancelled
 	AckLost bool // crashed after returning, before the ack
@@ -55,8 +56,9 @@ type runningAttempt struct {
 }
 
 type attemptResult struct {
-	err   error
-	panic string
+	err    error
+	panic  string
+	goexit string
 }
 
 // startAttempt starts one delivery of the job on worker w and returns at once.
@@ -78,12 +80,19 @@ func (c *checker) startAttempt(ctx context.Context, w *faults.Worker, jobID stri
 	rctx = context.WithValue(rctx, attemptKey{}, a)
 	ra := &runningAttempt{c: c, worker: w, run: run, rec: attemptRecord{JobID: jobID, Number: number}, done: make(chan attemptResult, 1)}
 	go func() {
+		returned := false
 		defer func() {
 			if p := recover(); p != nil {
 				ra.done <- attemptResult{panic: fmt.Sprintf("panic: %v\n%s", p, cleanStack(string(debug.Stack())))}
+			} else if !returned {
+				// Neither a return nor a panic: runtime.Goexit, which is
+				// what t.FailNow, t.Fatal and testify's require call.
+				ra.done <- attemptResult{goexit: goexitSite(string(debug.Stack()))}
 			}
 		}()
-		ra.done <- attemptResult{err: c.job.Run(rctx, a)}
+		err := c.job.Run(rctx, a)
+		returned = true
+		ra.done <- attemptResult{err: err}
 	}()
 	return ra
 }
@@ -111,14 +120,14 @@ func (ra *runningAttempt) wait(timeout time.Duration, ackLost bool) attemptRecor
 			rec.Leaked = true
 		}
 	}
-	if ackLost && !rec.Hung && res.panic == "" {
+	if ackLost && !rec.Hung && res.panic == "" && res.goexit == "" {
 		ra.run.Crash("crashed after the last point, before the ack")
 		rec.AckLost = true
 	}
 	ra.run.Finish()
 	rec.Steps = ra.run.Steps()
 	rec.Crashed, rec.CrashAt, rec.Reason = ra.run.Crashed()
-	rec.Err, rec.Panic = res.err, res.panic
+	rec.Err, rec.Panic, rec.Goexit = res.err, res.panic, res.goexit
 	if rec.Crashed {
 		ra.worker.Heal()
 	}

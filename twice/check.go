@@ -301,8 +301,8 @@ func (c *checker) deliverOn(ctx context.Context, sr *scenarioRun, w *faults.Work
 		rec := c.startAttempt(ctx, w, jobID, c.next(sr, jobID), p).wait(c.cfg.attemptTimeout, lost)
 		sr.Attempts = append(sr.Attempts, rec)
 		switch {
-		case rec.Panic != "":
-			sr.Problems = append(sr.Problems, fmt.Sprintf("%s panicked (a queue would redeliver it; the check stops here):\n%s", attemptName(rec), indent(rec.Panic, "  ")))
+		case rec.Panic != "" || rec.Goexit != "":
+			sr.Problems = append(sr.Problems, abortProblem(rec, true))
 			return false
 		case rec.Hung:
 			sr.Problems = append(sr.Problems, hungProblem(rec, c.cfg.attemptTimeout))

@@ -61,8 +61,8 @@ func compare(ref, sr *scenarioRun, cfg *config) *Finding {
 func referenceFinding(ref *scenarioRun, first attemptRecord) *Finding {
 	f := &Finding{Scenario: ref.Scenario, Token: ref.Scenario.Token()}
 	switch {
-	case first.Panic != "":
-		f.Problems = append(f.Problems, fmt.Sprintf("%s panicked:\n%s", attemptName(first), indent(first.Panic, "  ")))
+	case first.Panic != "" || first.Goexit != "":
+		f.Problems = append(f.Problems, abortProblem(first, false))
 	case first.Hung:
 		f.Problems = append(f.Problems, hungProblem(first, 0))
 	case first.Err != nil && len(ref.Foreign) == 0:
@@ -93,6 +93,8 @@ func headline(f *Finding, sr *scenarioRun) string {
 		switch {
 		case strings.Contains(p, " panicked"):
 			add("the job panicked")
+		case strings.Contains(p, "runtime.Goexit"):
+			add("the job ended its goroutine")
 		case strings.Contains(p, " hung "):
 			add("an attempt hung")
 		case strings.Contains(p, " is stuck "):

@@ -255,8 +255,8 @@ func (c *checker) playConcurrent(ctx context.Context, sr *scenarioRun, jobID str
 	failed := 0
 	for _, rec := range recs {
 		switch {
-		case rec.Panic != "":
-			sr.Problems = append(sr.Problems, fmt.Sprintf("%s panicked (a queue would redeliver it; the check stops here):\n%s", attemptName(rec), indent(rec.Panic, "  ")))
+		case rec.Panic != "" || rec.Goexit != "":
+			sr.Problems = append(sr.Problems, abortProblem(rec, true))
 		case rec.Hung:
 			sr.Problems = append(sr.Problems, hungProblem(rec, 4*c.cfg.attemptTimeout))
 		case rec.Crashed || rec.Err != nil:

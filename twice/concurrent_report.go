@@ -124,6 +124,8 @@ func outcome(a attemptRecord) string {
 	switch {
 	case a.Panic != "":
 		return "panicked"
+	case a.Goexit != "":
+		return "called t.FailNow (runtime.Goexit)"
 	case a.Hung:
 		return "hung"
 	case a.Crashed && a.CrashAt.Index > 0:

@@ -126,6 +126,8 @@ func timeline(sr *scenarioRun) string {
 		switch {
 		case a.Panic != "":
 			b.WriteString("         panicked\n")
+		case a.Goexit != "":
+			b.WriteString("         called t.FailNow (runtime.Goexit)\n")
 		case a.Hung:
 			b.WriteString("         hung\n")
 		case a.AckLost:
