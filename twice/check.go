@@ -189,7 +189,7 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 	if c.cfg.pick != nil && c.cfg.only == "" {
 		scenarios = c.cfg.pick(scenarios)
 	}
-	for _, s := range scenarios {
+	for i, s := range scenarios {
 		s.Of = len(first.Steps)
 		sr, err := c.scenario(ctx, s)
 		if err != nil {
@@ -199,6 +199,13 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 		rep.Scenarios = append(rep.Scenarios, sr)
 		if f := compare(ref, sr, c.cfg); f != nil {
 			rep.Findings = append(rep.Findings, *f)
+		}
+		if sr.hung() {
+			left, concurrentLeft := len(scenarios)-i-1, c.cfg.concurrentMayRun() && c.cfg.only == ""
+			if left > 0 || concurrentLeft {
+				rep.stoppedEarly = stoppedAfterHang(sr, left, concurrentLeft)
+			}
+			return
 		}
 	}
 	concurrent, err := c.runConcurrent(ctx, ref)

@@ -36,6 +36,7 @@ type Report struct {
 	testName       string
 	dupEnqueueOff  string
 	concurrencyOff string
+	stoppedEarly   string // the scenarios left out after a hang, and why
 }
 
 // OK reports whether the check ran and every scenario kept every promise.
@@ -107,6 +108,9 @@ func (r *Report) notChecked() string {
 	}
 	if r.concurrencyOff != "" {
 		s += "\nconcurrent deliveries not checked: " + r.concurrencyOff
+	}
+	if r.stoppedEarly != "" {
+		s += "\n" + r.stoppedEarly
 	}
 	return s
 }

@@ -86,3 +86,30 @@ func lineOf(t *testing.T, s string) string {
 	t.Fatalf("no line with %q", s)
 	return ""
 }
+
+// hangsOnRedelivery does its work, then hangs whenever it is delivered
+// again (it waits for its context, as a job stuck on a lock would).
+func hangsOnRedelivery(ctx context.Context, a *twice.Attempt) error {
+	for _, q := range []string{`SELECT 1`, `SELECT 2`, `UPDATE customers SET points = 50 WHERE id = 77`} {
+		if _, err := a.Pool.Exec(ctx, q); err != nil {
+			return err
+		}
+	}
+	if a.Number > 1 {
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	return nil
+}
+
+// TestAHangEndsTheCheck: the first hung attempt ends the check; the report
+// says which scenarios were left out, so a hanging job costs one attempt
+// timeout, not one per scenario.
+func TestAHangEndsTheCheck(t *testing.T) {
+	t.Parallel()
+	rep, tokens := findingTokens(t, loyaltyJob("hangs when redelivered", hangsOnRedelivery), twice.AttemptTimeout(200*time.Millisecond))
+	require.Equal(t, []string{"sequential"}, tokens)
+	require.Equal(t, []string{"sequential"}, rep.Tokens(), "nothing runs after the hang")
+	require.Equal(t, []string{"attempt 2 of job-1 hung after point 3 (UPDATE customers SET points = 50 WHERE id = 77): still running after 200ms (AttemptTimeout); its connections were cut and its context cancelled"}, rep.Findings[0].Problems)
+	require.True(t, strings.HasSuffix(rep.String(), "\nnot run after the hang in sequential: 5 more scenarios and the concurrent ones (each would wait out AttemptTimeout the same way; fix the hang, then check again)"), rep.String())
+}
