@@ -31,6 +31,7 @@ type checker struct {
 	provider *effects.Provider
 
 	redriveAfter time.Duration // set while a late-redrive scenario plays
+	leftOut      leftOut       // what the budget left out of a long job
 	conc         *concurrency  // the concurrent scenarios' workers and the schedule playing
 	closers      []func()
 
@@ -94,6 +95,9 @@ func Check(ctx context.Context, job Job, opts ...Option) *Report {
 		}
 	}()
 	c.run(ctx, rep)
+	if c.leftOut.any() {
+		rep.leftOut = c.leftOut.String()
+	}
 	if err := c.refusedConnection(rep); err != nil && rep.Err == nil {
 		rep.Err, rep.Findings = err, nil // a check that could not connect proves nothing
 	}
@@ -181,7 +185,7 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 		rep.Findings = append(rep.Findings, *f)
 		return
 	}
-	scenarios, err := plan(first.Steps, c.cfg)
+	scenarios, err := plan(first.Steps, c.cfg, &c.leftOut)
 	if err != nil {
 		rep.Err = err
 		return

@@ -74,7 +74,15 @@ func (c *checker) runConcurrent(ctx context.Context, ref *scenarioRun) ([]*scena
 			stop = true
 		}
 	}
-	for k := 1; k < n && !stop; k++ {
+	overlaps := keepPoints(ref.Attempts[0].Steps, n-1, 0)
+	if caps, ok := capsFor(budget); ok {
+		overlaps = keepPoints(ref.Attempts[0].Steps, n-1, caps.overlaps)
+	}
+	c.leftOut.overlaps, c.leftOut.overlapPoints = len(overlaps), n-1
+	for _, k := range overlaps {
+		if stop {
+			break
+		}
 		sr, err := c.playScenario(ctx, Scenario{Kind: Overlap, Point: k, Of: n}, concurrent.Overlap{K: k})
 		if err != nil {
 			return nil, err
@@ -84,6 +92,7 @@ func (c *checker) runConcurrent(ctx context.Context, ref *scenarioRun) ([]*scena
 	if stop || overlapsOnly {
 		return out, nil
 	}
+	budget.Runs = interleavingRuns(budget, n)
 	_, err = concurrent.Explore(budget, cc.scheduleSeed(), []int{n, n}, func(ch concurrent.Chooser) (*concurrent.Trace, error) {
 		sr, err := c.playScenario(ctx, Scenario{Kind: Concurrent, Of: n}, ch)
 		if err != nil {

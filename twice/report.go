@@ -37,6 +37,7 @@ type Report struct {
 	dupEnqueueOff  string
 	concurrencyOff string
 	stoppedEarly   string // the scenarios left out after a hang, and why
+	leftOut        string // what the budget left out of a long job
 }
 
 // OK reports whether the check ran and every scenario kept every promise.
@@ -111,6 +112,9 @@ func (r *Report) notChecked() string {
 	}
 	if r.stoppedEarly != "" {
 		s += "\n" + r.stoppedEarly
+	}
+	if r.leftOut != "" {
+		s += "\n" + r.leftOut
 	}
 	return s
 }

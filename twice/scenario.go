@@ -118,11 +118,25 @@ func (s Scenario) Describe(label string) string {
 	return s.Token()
 }
 
-// plan lists the scenarios for a reference run with these points.
-func plan(steps []faults.Step, cfg *config) ([]Scenario, error) {
+// plan lists the scenarios for a reference run with these points. Under
+// the quick and default budgets a long job's crash points are thinned (see
+// keepPoints); crashes records how many were kept.
+func plan(steps []faults.Step, cfg *config, crashes *leftOut) ([]Scenario, error) {
 	n := len(steps)
 	all := []Scenario{{Kind: Sequential, Of: n}}
-	for i := 1; i <= n; i++ {
+	crashPoints := keepPoints(steps, n, 0)
+	if cfg.only == "" {
+		b, err := cfg.conc.resolveBudget()
+		if err != nil {
+			return nil, err
+		}
+		if caps, ok := capsFor(b); ok {
+			crashPoints = keepPoints(steps, n, caps.crashes)
+		}
+		crashes.budget = b.Name
+	}
+	crashes.crashes, crashes.crashPoints = len(crashPoints), n
+	for _, i := range crashPoints {
 		all = append(all, Scenario{Kind: CrashBefore, Point: i, Of: n})
 	}
 	all = append(all, Scenario{Kind: CrashAfterLast, Of: n})

@@ -1,0 +1,48 @@
+package twice_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/twicekit/twicekit/concurrent"
+	"github.com/twicekit/twicekit/twice"
+)
+
+// guardedStatements is a job of n statements, each guarded by the ledger's
+// unique key and committed on its own: idempotent, and every point leaves
+// another world behind (no crash state repeats).
+func guardedStatements(n int) twice.Job {
+	job := loyaltyJob(fmt.Sprintf("%d guarded statements", n), func(ctx context.Context, a *twice.Attempt) error {
+		for i := 1; i <= n; i++ {
+			if _, err := a.Pool.Exec(ctx, `INSERT INTO points_ledger (customer_id, order_id, reason, points)
+VALUES (77, $1, 'long job', 1) ON CONFLICT (order_id, reason) DO NOTHING`, i); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return job
+}
+
+// BenchmarkLongJob is one whole check of a job of 10, 30, 100 and 300
+// guarded statements under the quick and default budgets (quick is what
+// -short uses); scenarios/op is how many scenarios the check ran.
+func BenchmarkLongJob(b *testing.B) {
+	for _, budget := range []concurrent.Budget{concurrent.Quick, concurrent.Default} {
+		for _, n := range []int{10, 30, 100, 300} {
+			b.Run(fmt.Sprintf("budget=%s/points=%d", budget.Name, n), func(b *testing.B) {
+				job := guardedStatements(n)
+				var scenarios int
+				for b.Loop() {
+					rep := twice.Check(context.Background(), job, twice.ConcurrencyBudget(budget))
+					if !rep.OK() {
+						b.Fatal(rep.String())
+					}
+					scenarios = len(rep.Scenarios)
+				}
+				b.ReportMetric(float64(scenarios), "scenarios/op")
+			})
+		}
+	}
+}
