@@ -1,6 +1,7 @@
 package twice
 
 import (
+	"cmp"
 	"context"
 )
 
@@ -30,12 +31,21 @@ func ExpectIdempotent(tb TB, job Job, opts ...Option) bool {
 
 func assertIdempotent(tb TB, fail func(string, ...any), job Job, opts []Option) bool {
 	tb.Helper()
+	return assertWatched(tb, fail, job, opts, defaultWatch)
+}
+
+// assertWatched is assertIdempotent with the watch's settings.
+func assertWatched(tb TB, fail func(string, ...any), job Job, opts []Option, w watchSettings) bool {
+	tb.Helper()
 	ctx := context.Background()
 	if c, ok := tb.(interface{ Context() context.Context }); ok {
 		ctx = c.Context()
 	}
-	opts = append(append([]Option{TestName(tb.Name()), KeepFailedDatabase()}, opts...), rapidOptions(tb)...)
+	p := &progress{}
+	opts = append(append([]Option{TestName(tb.Name()), KeepFailedDatabase(), optionFunc(func(c *config) { c.progress = p })}, opts...), rapidOptions(tb)...)
+	stop := watchCheck(tb, cmp.Or(job.Name, "job"), p, w)
 	rep := Check(ctx, job, opts...)
+	stop()
 	if rep.KeptDatabase != "" {
 		tb.Logf("twice: kept the check's database for inspection: %s", rep.KeptDatabase)
 	}

@@ -242,6 +242,7 @@ func (c *checker) scenario(ctx context.Context, s Scenario) (*scenarioRun, error
 	c.mu.Unlock()
 	c.worker.TakeForeign()
 
+	c.cfg.progress.start(c.job.Name, s.Token())
 	sr := &scenarioRun{Scenario: s, numbers: map[string]int{}}
 	const job1, job2 = "job-1", "job-2"
 	switch s.Kind {

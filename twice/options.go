@@ -28,6 +28,9 @@ type config struct {
 	start          time.Time
 	sqlDriver      string
 	redrives       []time.Duration
+	// progress, when set, follows the scenario running (AssertIdempotent
+	// watches it for long checks and go test's -timeout).
+	progress *progress
 	// pick, when set, chooses which of the planned scenarios run (a rapid
 	// check draws them); nil runs them all.
 	pick func(all []Scenario) []Scenario
