@@ -30,9 +30,10 @@ type checker struct {
 
 	provider *effects.Provider
 
-	redriveAfter time.Duration // set while a late-redrive scenario plays
-	leftOut      leftOut       // what the budget left out of a long job
-	conc         *concurrency  // the concurrent scenarios' workers and the schedule playing
+	redriveAfter time.Duration                            // set while a late-redrive scenario plays
+	leftOut      leftOut                                  // what the budget left out of a long job
+	refWait      func(context.Context, faults.Step) error // fingerprints the world during the reference run
+	conc         *concurrency                             // the concurrent scenarios' workers and the schedule playing
 	closers      []func()
 
 	mu      sync.Mutex
@@ -174,11 +175,21 @@ func (c *checker) close(ctx context.Context, keep bool) error {
 }
 
 func (c *checker) run(ctx context.Context, rep *Report) {
+	var prints *worldPrints
+	if !c.cfg.everyCrashPoint && c.cfg.only == "" && c.cfg.pick == nil {
+		prints, _ = c.newWorldPrints(ctx) // without it every crash point is played
+	}
+	if prints != nil {
+		c.refWait = prints.wait
+	}
 	ref, err := c.scenario(ctx, Scenario{Kind: Once})
+	c.refWait = nil
 	if err != nil {
 		rep.Err = err
 		return
 	}
+	crashes := newCrashCache(prints)
+	defer func() { rep.covered = coveredText(crashes.covered) }()
 	rep.Reference = ref
 	first := ref.Attempts[0]
 	if f := referenceFinding(ref, first); f != nil {
@@ -195,15 +206,20 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 	}
 	for i, s := range scenarios {
 		s.Of = len(first.Steps)
+		if crashes.skip(s) {
+			continue
+		}
 		sr, err := c.scenario(ctx, s)
 		if err != nil {
 			rep.Err = err
 			return
 		}
 		rep.Scenarios = append(rep.Scenarios, sr)
-		if f := compare(ref, sr, c.cfg); f != nil {
+		f := compare(ref, sr, c.cfg)
+		if f != nil {
 			rep.Findings = append(rep.Findings, *f)
 		}
+		crashes.ran(s, f != nil)
 		if sr.hung() {
 			left, concurrentLeft := len(scenarios)-i-1, c.cfg.concurrentMayRun() && c.cfg.only == ""
 			if left > 0 || concurrentLeft {
@@ -247,7 +263,7 @@ func (c *checker) scenario(ctx context.Context, s Scenario) (*scenarioRun, error
 	const job1, job2 = "job-1", "job-2"
 	switch s.Kind {
 	case Once:
-		sr.Attempts = append(sr.Attempts, c.runAttempt(ctx, job1, c.next(sr, job1), faults.Plan{}, false))
+		sr.Attempts = append(sr.Attempts, c.runAttempt(ctx, job1, c.next(sr, job1), faults.Plan{Wait: c.refWait}, false))
 	case Sequential:
 		if c.deliver(ctx, sr, job1, faults.Plan{}, false) {
 			c.deliver(ctx, sr, job1, faults.Plan{}, false)

@@ -61,7 +61,7 @@ func TestBudgetsThinLongJobs(t *testing.T) {
 
 	// thorough, or a budget of one's own, plays every point (this one samples
 	// few interleavings, to keep the test short).
-	all := twice.Check(context.Background(), ledgerInOneTransaction(false), twice.ConcurrencyBudget(concurrent.Budget{Name: "every point", Runs: 2, Depth: 2}))
+	all := twice.Check(context.Background(), ledgerInOneTransaction(false), twice.ConcurrencyBudget(concurrent.Budget{Name: "every point", Runs: 2, Depth: 2}), twice.EveryCrashPoint())
 	require.True(t, all.OK(), all.String())
 	require.Len(t, crashTokens(all.Tokens()), 30+1+29)
 	require.NotContains(t, all.String(), "budget ran")

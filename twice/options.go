@@ -28,6 +28,9 @@ type config struct {
 	start          time.Time
 	sqlDriver      string
 	redrives       []time.Duration
+	// everyCrashPoint replays crash points that leave the same world as an
+	// earlier one (crashstates.go).
+	everyCrashPoint bool
 	// progress, when set, follows the scenario running (AssertIdempotent
 	// watches it for long checks and go test's -timeout).
 	progress *progress

@@ -38,6 +38,7 @@ type Report struct {
 	concurrencyOff string
 	stoppedEarly   string // the scenarios left out after a hang, and why
 	leftOut        string // what the budget left out of a long job
+	covered        string // the crash points covered by an earlier one with the same world
 }
 
 // OK reports whether the check ran and every scenario kept every promise.
@@ -115,6 +116,9 @@ func (r *Report) notChecked() string {
 	}
 	if r.leftOut != "" {
 		s += "\n" + r.leftOut
+	}
+	if r.covered != "" {
+		s += "\n" + r.covered
 	}
 	return s
 }
