@@ -393,3 +393,32 @@ func (l *tailLogger) tail() string {
 	}
 	return "\ntestcontainers log:\n  " + strings.Join(l.lines, "\n  ")
 }
+
+// reapContainers removes the containers of dead pgfixture processes in any
+// mode, so that a killed test binary's container goes with the next run of
+// any test binary, not only of the next one in container mode. It only asks
+// a Docker engine on a local socket, and gives up within a second.
+func reapContainers(ctx context.Context) {
+	host := os.Getenv("DOCKER_HOST")
+	if host == "" {
+		host = client.DefaultDockerHost
+	}
+	path, ok := strings.CutPrefix(host, "unix://")
+	if !ok {
+		return
+	}
+	if _, err := os.Stat(path); err != nil {
+		return
+	}
+	rctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	cli, err := client.New(client.FromEnv)
+	if err != nil {
+		return
+	}
+	defer cli.Close()
+	if _, err := cli.Ping(rctx, client.PingOptions{NegotiateAPIVersion: true}); err != nil {
+		return
+	}
+	removeStaleContainers(rctx, cli)
+}

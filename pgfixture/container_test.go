@@ -232,7 +232,7 @@ func TestContainerStaleOfDeadProcessRemoved(t *testing.T) {
 	deadID := create(dead)
 	aliveID := create(alive)
 
-	removeStaleContainers(ctx, cli)
+	reapContainers(ctx) // what every mode's server start does
 	if containerExists(t, cli, deadID) {
 		t.Errorf("the container of dead process %d was not removed", dead.pid)
 	}

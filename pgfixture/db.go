@@ -28,6 +28,7 @@ type DB struct {
 	plan     *resetPlan
 	catalogs map[string]*catalogCache // Snapshot's catalog per schema list
 	closed   bool
+	label    string // what the database is for (a test's name), see Label
 	// dropFailed: closed, but its DROP failed; it stays in the server's
 	// list so that Server.Close tries again and reports it.
 	dropFailed bool
@@ -214,8 +215,11 @@ func (db *DB) Pool() *pgxpool.Pool {
 // when enough are warm already, someone waits for connections, or the reset
 // fails. Close is idempotent, and db must not be used after it.
 func (db *DB) Close(ctx context.Context, keep bool) error {
-	if !keep && os.Getenv(envKeepDB) != "1" && db.srv.recycle(ctx, db) {
-		return nil
+	if !keep && os.Getenv(envKeepDB) != "1" {
+		db.Label("") // the next user of a recycled database labels it anew
+		if db.srv.recycle(ctx, db) {
+			return nil
+		}
 	}
 	return db.shut(ctx, keep)
 }
@@ -238,8 +242,11 @@ func (db *DB) shut(ctx context.Context, keep bool) error {
 		db.slots.release()
 		if keep || os.Getenv(envKeepDB) == "1" {
 			defer db.srv.forget(db)
+			if err := db.srv.dropKeptUnder(ctx, db.srv.admin, db.label, db.name); err != nil {
+				return db.srv.scrub.Error(err)
+			}
 			_, err := db.srv.admin.Exec(ctx, fmt.Sprintf("COMMENT ON DATABASE %s IS %s",
-				pgx.Identifier{db.name}.Sanitize(), quoteLiteral(self.String()+" kept")))
+				pgx.Identifier{db.name}.Sanitize(), quoteLiteral(self.String()+keptMark(time.Now(), db.label))))
 			return db.srv.scrub.Error(err)
 		}
 	}
@@ -288,6 +295,7 @@ func New(tb TB, schema Schema) *DB {
 		tb.Fatalf("%v\n(fix the migration, or check the server at %s)", err, srv.URL())
 		return nil
 	}
+	db.Label(tb.Name())
 	tb.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
 		defer cancel()

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -106,37 +107,33 @@ func (o owner) dead() bool {
 	return st != "" && o.start != "" && st != o.start
 }
 
-// dropStale drops fixture databases left by dead processes of this machine.
-// Kept databases (their comment says "kept") are left alone.
+// dropStale drops fixture databases left by dead processes of this machine,
+// and kept databases that expired (see kept.go). Other kept databases (their
+// comment says "kept") are left alone.
 func (s *Server) dropStale(ctx context.Context) error {
-	rows, err := s.admin.Query(ctx, `SELECT datname, coalesce(shobj_description(oid, 'pg_database'), '')
-		FROM pg_database WHERE datname LIKE 'twicekit\_f%' AND NOT datistemplate`)
+	dbs, err := s.fixtureDatabases(ctx, s.admin)
 	if err != nil {
 		return fmt.Errorf("listing stale fixture databases: %w", err)
 	}
-	type cand struct{ name, comment string }
-	var cands []cand
-	for rows.Next() {
-		var c cand
-		if err := rows.Scan(&c.name, &c.comment); err != nil {
-			rows.Close()
-			return fmt.Errorf("listing stale fixture databases: %w", err)
-		}
-		cands = append(cands, c)
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("listing stale fixture databases: %w", err)
-	}
-	for _, c := range cands {
-		o, ok := parseOwner(c.comment)
-		if !ok || strings.Contains(c.comment, " kept") || !o.dead() {
+	now := time.Now()
+	for _, d := range dbs {
+		o, ok := parseOwner(ownerPart(d.comment))
+		kept, _, _ := keptInfo(d.comment)
+		drop := expiredKept(d.comment, now) || (ok && !kept && o.dead())
+		if !drop {
 			continue
 		}
-		if err := s.dropDatabase(ctx, c.name); err != nil {
+		if err := s.dropDatabase(ctx, d.name); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// ownerPart is the owner's part of a database comment (before " kept").
+func ownerPart(comment string) string {
+	owner, _, _ := strings.Cut(comment, " kept")
+	return owner
 }
 
 // dropDatabase drops a database of pgfixture's own (the name must carry the
@@ -148,6 +145,12 @@ func (s *Server) dropDatabase(ctx context.Context, name string) error {
 // execer is an admin pool or one of its connections.
 type execer interface {
 	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+}
+
+// execQuerier is an admin pool or one of its connections, for queries too.
+type execQuerier interface {
+	execer
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 }
 
 // dropDatabaseOn is dropDatabase on conn: a caller that already holds an

@@ -132,6 +132,9 @@ const howToProvide = "provide PostgreSQL in one of these ways: set TWICE_DATABAS
 
 func startServer(ctx context.Context) (*Server, error) {
 	forced := strings.TrimSpace(strings.ToLower(os.Getenv(envMode)))
+	if forced != "container" {
+		reapContainers(ctx) // container mode reaps as it starts
+	}
 	if forced != "" {
 		for _, p := range providers {
 			if p.name == forced {

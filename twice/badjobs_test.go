@@ -57,9 +57,9 @@ func TestGoexitInsideAnAttempt(t *testing.T) {
 		f := rep.Findings[0]
 		require.Equal(t, "the job ended its goroutine: the reference run (one clean delivery)", f.Headline)
 		require.Len(t, f.Problems, 1)
-		require.Regexp(t, `^attempt 1 of job-1 called t\.FailNow \(or runtime\.Goexit\) at goexit_test\.go:\d+: return an error from Run instead `, f.Problems[0])
+		require.Regexp(t, `^attempt 1 of job-1 called t\.FailNow \(or runtime\.Goexit\) at badjobs_test\.go:\d+: return an error from Run instead `, f.Problems[0])
 		line := lineOf(t, "require.NoError(outerT{}")
-		require.Contains(t, f.Problems[0], " at goexit_test.go:"+line+": ")
+		require.Contains(t, f.Problems[0], " at badjobs_test.go:"+line+": ")
 		require.Contains(t, f.Timeline, "called t.FailNow (runtime.Goexit)")
 	})
 	t.Run("on redelivery", func(t *testing.T) {
@@ -67,7 +67,7 @@ func TestGoexitInsideAnAttempt(t *testing.T) {
 		require.Equal(t, []string{"sequential"}, tokens)
 		f := rep.Findings[0]
 		require.Equal(t, "the job ended its goroutine: sequential: the ack was lost and the same job was delivered again", f.Headline)
-		require.Equal(t, []string{"attempt 2 of job-1 called t.FailNow (or runtime.Goexit) at goexit_test.go:" + lineOf(t, "outerT{}.FailNow()") +
+		require.Equal(t, []string{"attempt 2 of job-1 called t.FailNow (or runtime.Goexit) at badjobs_test.go:" + lineOf(t, "outerT{}.FailNow()") +
 			": return an error from Run instead (t.Fatal, t.FailNow and testify's require end the goroutine they run on, which is the attempt's, not the test's; the check stops here)"}, f.Problems)
 	})
 }

@@ -135,6 +135,9 @@ func newChecker(ctx context.Context, job Job, cfg *config) (*checker, error) {
 	case err != nil:
 		return nil, fmt.Errorf("twice: the job's schema could not be set up: %w", err)
 	}
+	if cfg.testName != "" {
+		db.Label(cfg.testName + " · " + job.Name) // a kept database replaces the one this test kept before
+	}
 	worker, err := faults.NewWorker(db.ConnConfig())
 	if err != nil {
 		release()

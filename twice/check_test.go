@@ -49,9 +49,18 @@ func TestCrashBetweenTwoStatementsIsALostUpdate(t *testing.T) {
 	require.Equal(t, []string{"crash@2"}, tokens, rep.String())
 	require.Contains(t, rep.Findings[0].Headline, "crash before point 2 of 2 (UPDATE customers SET points = points + 50 WHERE id = $1), then redelivery")
 
-	rep, tokens = findingTokens(t, loyaltyJob("ledger, one transaction", ledgerInTransaction))
+	rep, tokens = findingTokens(t, loyaltyJob("ledger, one transaction", ledgerInTransaction), twice.EveryCrashPoint())
 	require.Empty(t, tokens, rep.String())
 	require.Equal(t, []string{"sequential", "crash@1", "crash@2", "crash@3", "crash@4", "crash@end", "duplicate-enqueue"}, withoutConcurrent(rep.Tokens()))
+
+	// Crash states explored once: before BEGIN and before the INSERT the
+	// world is the same; the INSERT takes a value of the ledger's sequence,
+	// so a crash before the UPDATE leaves another one, and before the COMMIT
+	// the same as before the UPDATE (the UPDATE is not committed yet).
+	rep, tokens = findingTokens(t, loyaltyJob("ledger, one transaction", ledgerInTransaction))
+	require.Empty(t, tokens, rep.String())
+	require.Equal(t, []string{"sequential", "crash@1", "crash@3", "crash@end", "duplicate-enqueue"}, withoutConcurrent(rep.Tokens()))
+	require.Contains(t, rep.String(), "\n2 crash points not replayed: they leave the same rows, sequences and effects as an earlier one that kept every promise (crash@2 by crash@1; crash@4 by crash@3); twice.EveryCrashPoint() replays them")
 }
 
 func TestSendThenMarkDuplicatesUnderExactlyOnce(t *testing.T) {

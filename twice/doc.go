@@ -22,7 +22,16 @@
 //     the effects diff and the one line that replays it.
 //   - Options: [EffectPolicy], [IgnoreColumns], [Normalize],
 //     [SnapshotOptions], [WithoutDuplicateEnqueue], [AttemptTimeout],
-//     [MaxDeliveries], [Only], [OnServer], [TestName], [KeepFailedDatabase].
+//     [MaxDeliveries], [Only], [OnServer], [TestName], [KeepFailedDatabase],
+//     [EveryCrashPoint].
+//
+// Long jobs: crash points that leave the same world as an earlier passing
+// one are covered by it ([EveryCrashPoint] plays them all); the quick and
+// default budgets thin a long job's crash and overlap points (keeping
+// transaction boundaries, effects, the first and last points) and say so in
+// the report; the first hung attempt ends the check; t.FailNow inside Run is
+// reported with its line. AssertIdempotent on a *testing.T logs progress of
+// a long check and names the running scenario just before go test -timeout.
 //
 // Settings: -twice.run=TOKEN (or TWICE_RUN) runs only the scenario a replay
 // line names. PostgreSQL is found as package pgfixture describes.

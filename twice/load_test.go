@@ -27,56 +27,57 @@ type loadCase struct {
 // loadCases mixes jobs that must pass with jobs that must be flagged, on
 // three schemas, so checks of one schema reuse each other's warm databases
 // while checks of the others run. The budget is fixed, so the sampled
-// interleavings do not depend on -short or -twice.budget.
+// interleavings do not depend on -short or -twice.budget; every crash point
+// plays (EveryCrashPoint), so the token lists name every point.
 func loadCases() []loadCase {
-	quick := twice.ConcurrencyBudget(concurrent.Quick)
+	quick, every := twice.ConcurrencyBudget(concurrent.Quick), twice.EveryCrashPoint()
 	return []loadCase{
 		{
 			job:    loyaltyJob("ledger CTE", ledgerCTE),
-			opts:   []twice.Option{quick},
+			opts:   []twice.Option{quick, every},
 			tokens: []string{"sequential", "crash@1", "crash@end", "duplicate-enqueue", "concurrent:AB", "concurrent:BA"},
 		},
 		{
 			job:  loyaltyJob("ledger, one transaction", ledgerInTransaction),
-			opts: []twice.Option{quick},
+			opts: []twice.Option{quick, every},
 			tokens: []string{"sequential", "crash@1", "crash@2", "crash@3", "crash@4", "crash@end", "duplicate-enqueue",
 				"overlap@1", "overlap@2", "overlap@3", "concurrent:B3A2BA", "concurrent:A4B3", "concurrent:B4A3", "concurrent:B2A2B2A", "concurrent:BA4B2"},
 		},
 		{
 			job:  ordersJob("invoice: guarded update", guardedInvoice),
-			opts: append([]twice.Option{quick}, invoiceOpts...),
+			opts: append([]twice.Option{quick, every}, invoiceOpts...),
 			tokens: []string{"sequential", "crash@1", "crash@2", "crash@3", "crash@end", "duplicate-enqueue", "crash-after@3", "reply-lost@3",
 				"overlap@1", "overlap@2", "concurrent:A3B", "concurrent:ABA2B", "concurrent:ABABA", "concurrent:AB2AB", "concurrent:BA3B",
 				"concurrent:BA2BA", "concurrent:BABAB", "concurrent:BAB2A", "concurrent:B2AB", "concurrent:B3A"},
 		},
 		{
 			job:  ledgerNoUniqueJob("read-modify-write, FOR UPDATE", readModifyWrite(true)),
-			opts: []twice.Option{quick},
+			opts: []twice.Option{quick, every},
 			tokens: []string{"sequential", "crash@1", "crash@2", "crash@3", "crash@4", "crash@5", "crash@6", "crash@end", "duplicate-enqueue",
 				"overlap@1", "overlap@2", "overlap@3", "overlap@4", "overlap@5", "concurrent:B6A4", "concurrent:B5A2BA2", "concurrent:A6B4",
 				"concurrent:BA6B3", "concurrent:B2A2B4A2", "concurrent:B4A2B2A2"},
 		},
 		{
 			job:      loyaltyJob("increment points", incrementPoints),
-			opts:     []twice.Option{quick},
+			opts:     []twice.Option{quick, every},
 			tokens:   []string{"sequential", "crash@1", "crash@end", "duplicate-enqueue", "concurrent:AB"},
 			findings: []string{"sequential", "crash@end", "duplicate-enqueue", "concurrent:AB"},
 		},
 		{
 			job:      ledgerNoUniqueJob("ledger: check, then act", checkThenAct),
-			opts:     []twice.Option{quick},
+			opts:     []twice.Option{quick, every},
 			tokens:   []string{"sequential", "crash@1", "crash@2", "crash@3", "crash@4", "crash@5", "crash@end", "duplicate-enqueue", "overlap@1", "overlap@2"},
 			findings: []string{"overlap@2"},
 		},
 		{
 			job:      ordersJob("invoice: unguarded update", unguardedInvoice),
-			opts:     append([]twice.Option{quick}, invoiceOpts...),
+			opts:     append([]twice.Option{quick, every}, invoiceOpts...),
 			tokens:   []string{"sequential", "crash@1", "crash@2", "crash@3", "crash@end", "duplicate-enqueue", "crash-after@3", "reply-lost@3", "overlap@1"},
 			findings: []string{"overlap@1"},
 		},
 		{
 			job:      loyaltyJob("ledger, two statements", ledgerTwoStatements),
-			opts:     []twice.Option{quick},
+			opts:     []twice.Option{quick, every},
 			tokens:   []string{"sequential", "crash@1", "crash@2", "crash@end", "duplicate-enqueue", "overlap@1", "concurrent:A2B", "concurrent:BAB", "concurrent:B2A"},
 			findings: []string{"crash@2"},
 		},

@@ -110,7 +110,7 @@ func TestSQLDriverCrashBetweenTwoStatementsIsALostUpdate(t *testing.T) {
 	require.Equal(t, []string{"crash@2"}, tokens, rep.String())
 	require.Contains(t, rep.Findings[0].Headline, "crash before point 2 of 2 (UPDATE customers SET points = points + 50 WHERE id = $1), then redelivery")
 
-	rep, tokens = findingTokens(t, loyaltyJob("ledger, one transaction (lib/pq)", ledgerInTransactionSQL), libpq)
+	rep, tokens = findingTokens(t, loyaltyJob("ledger, one transaction (lib/pq)", ledgerInTransactionSQL), libpq, twice.EveryCrashPoint())
 	require.Empty(t, tokens, rep.String())
 	// BEGIN, INSERT, UPDATE, COMMIT: four points, as with pgx.
 	require.Equal(t, []string{"sequential", "crash@1", "crash@2", "crash@3", "crash@4", "crash@end", "duplicate-enqueue"}, withoutConcurrent(rep.Tokens()))
@@ -118,7 +118,7 @@ func TestSQLDriverCrashBetweenTwoStatementsIsALostUpdate(t *testing.T) {
 
 func TestSQLDriverPreparedStatementsAndQueriesArePoints(t *testing.T) {
 	t.Parallel()
-	rep, tokens := findingTokens(t, loyaltyJob("ledger, prepared (lib/pq)", ledgerPreparedSQL), libpq)
+	rep, tokens := findingTokens(t, loyaltyJob("ledger, prepared (lib/pq)", ledgerPreparedSQL), libpq, twice.EveryCrashPoint())
 	// One at a time it is idempotent; two deliveries at once both pass the
 	// SELECT, and the loser's ON CONFLICT DO NOTHING inserts nothing but its
 	// UPDATE still adds the points (the job ignores the insert's row count).
