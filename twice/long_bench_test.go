@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/twicekit/twicekit/concurrent"
 	"github.com/twicekit/twicekit/twice"
@@ -44,5 +45,29 @@ func BenchmarkLongJob(b *testing.B) {
 				b.ReportMetric(float64(scenarios), "scenarios/op")
 			})
 		}
+	}
+}
+
+// BenchmarkBadJob is one whole check of a job that hangs when redelivered
+// (AttemptTimeout 1 s: the check costs about one timeout, however many
+// scenarios the job has) and of a job that calls FailNow inside Run (found
+// in the reference run, at once).
+func BenchmarkBadJob(b *testing.B) {
+	cases := []struct {
+		name string
+		job  twice.Job
+		opts []twice.Option
+	}{
+		{"hangs-on-redelivery/timeout=1s", loyaltyJob("hangs when redelivered", hangsOnRedelivery), []twice.Option{twice.AttemptTimeout(time.Second)}},
+		{"failnow-in-run", loyaltyJob("require in Run", requireInRun), nil},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				if rep := twice.Check(context.Background(), c.job, c.opts...); rep.OK() || rep.Err != nil {
+					b.Fatalf("want a finding, got: %s", rep.String())
+				}
+			}
+		})
 	}
 }
