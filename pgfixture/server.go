@@ -33,6 +33,7 @@ type Server struct {
 	scrub    scrubber
 	super    bool // the role is a superuser (enables session_replication_role)
 	version  int  // server_version_num
+	skipped  []string // the providers tried before this one, and why each was not used
 
 	limit   connLimit // what max_connections leaves for pgfixture, measured at start (under limitMu)
 	limitMu sync.Mutex
@@ -49,6 +50,18 @@ type Server struct {
 
 // Mode reports how the server was provided: "dsn", "container" or "local".
 func (s *Server) Mode() string { return s.mode }
+
+// Provenance says which PostgreSQL this is, in one line: the mode, the
+// version, the masked URL, and why the providers tried before it were not
+// used (for example why container mode was skipped although Docker
+// answers).
+func (s *Server) Provenance() string {
+	out := fmt.Sprintf("%s mode, PostgreSQL %d.%d at %s", s.mode, s.version/10000, s.version%10000, s.URL())
+	if len(s.skipped) > 0 {
+		out += "; not used: " + strings.Join(s.skipped, "; ")
+	}
+	return out
+}
 
 // URL returns the server's maintenance connection URL with the password masked.
 func (s *Server) URL() string { return configURL(s.adminCfg) }
@@ -155,6 +168,7 @@ func startServer(ctx context.Context) (*Server, error) {
 		}
 		srv, err := p.start(ctx)
 		if err == nil {
+			srv.skipped = tried
 			return srv, nil
 		}
 		if ctx.Err() != nil {

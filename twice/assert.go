@@ -31,11 +31,12 @@ func ExpectIdempotent(tb TB, job Job, opts ...Option) bool {
 
 func assertIdempotent(tb TB, fail func(string, ...any), job Job, opts []Option) bool {
 	tb.Helper()
-	return assertWatched(tb, fail, job, opts, defaultWatch)
+	return assertWatched(tb, fail, job, opts, defaultWatch, publishingFromEnv())
 }
 
-// assertWatched is assertIdempotent with the watch's settings.
-func assertWatched(tb TB, fail func(string, ...any), job Job, opts []Option, w watchSettings) bool {
+// assertWatched is assertIdempotent with the watch's and the publishing's
+// settings.
+func assertWatched(tb TB, fail func(string, ...any), job Job, opts []Option, w watchSettings, pub publishing) bool {
 	tb.Helper()
 	ctx := context.Background()
 	if c, ok := tb.(interface{ Context() context.Context }); ok {
@@ -46,10 +47,20 @@ func assertWatched(tb TB, fail func(string, ...any), job Job, opts []Option, w w
 	stop := watchCheck(tb, cmp.Or(job.Name, "job"), p, w)
 	rep := Check(ctx, job, opts...)
 	stop()
+	if pub.verbose {
+		logProviderOnce(tb)
+	}
 	if rep.KeptDatabase != "" {
-		tb.Logf("twice: kept the check's database for inspection: %s", rep.KeptDatabase)
+		tb.Logf("twice: kept the check's database for inspection: %s%s", rep.KeptDatabase, rep.keptNote)
+	}
+	file, line := callSite()
+	if err := pub.publish(rep, file, line); err != nil {
+		tb.Logf("%v", err)
 	}
 	if rep.OK() {
+		if pub.verbose {
+			tb.Logf("%s", rep.Coverage())
+		}
 		return true
 	}
 	fail("%s", failureText(tb, rep))

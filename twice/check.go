@@ -72,7 +72,7 @@ func Check(ctx context.Context, job Job, opts ...Option) *Report {
 	if job.Name == "" {
 		job.Name = "job"
 	}
-	rep := &Report{Job: job.Name, testName: cfg.testName, dupEnqueueOff: cfg.dupEnqueueOff, concurrencyOff: cfg.conc.off}
+	rep := &Report{Job: job.Name, testName: cfg.testName, dupEnqueueOff: cfg.dupEnqueueOff, concurrencyOff: cfg.conc.off, options: optionsOf(cfg)}
 	if job.Run == nil {
 		rep.Err = errors.New("twice: the job has no Run function: set Job.Run to the function a worker calls for one delivery")
 		return rep
@@ -90,6 +90,10 @@ func Check(ctx context.Context, job Job, opts ...Option) *Report {
 		keep := !rep.OK() && cfg.keepFailed && cfg.pick == nil // rapid replays many failing cases: keep none
 		if keep {
 			rep.KeptDatabase = c.db.URL()
+			if c.srv.Mode() == "local" {
+				rep.keptNote = " (this URL dies with the test binary: in local mode the cluster is removed when the binary ends; " +
+					"to look at the database afterwards, run the test again with TWICE_DATABASE_URL set to a server of yours)"
+			}
 		}
 		if err := c.close(context.WithoutCancel(ctx), keep); err != nil && rep.Err == nil {
 			rep.Err = fmt.Errorf("twice: internal error: closing the check's database: %w", err)
@@ -192,7 +196,12 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 		return
 	}
 	crashes := newCrashCache(prints)
-	defer func() { rep.covered = coveredText(crashes.covered) }()
+	defer func() {
+		rep.covered = coveredText(crashes.covered)
+		for _, ps := range crashes.covered {
+			rep.coveredN += len(ps)
+		}
+	}()
 	rep.Reference = ref
 	first := ref.Attempts[0]
 	if f := referenceFinding(ref, first); f != nil {

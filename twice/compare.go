@@ -28,6 +28,8 @@ type Finding struct {
 	Hints []string
 	// Token replays exactly this scenario (-twice.run=TOKEN).
 	Token string
+
+	run *scenarioRun // what the timeline shows, for the JSON and Markdown reports
 }
 
 // compare checks a scenario against the reference run.
@@ -54,6 +56,7 @@ func compare(ref, sr *scenarioRun, cfg *config) *Finding {
 	f.Problems, f.Hints = keys.texts(f.Problems), keys.texts(f.Hints)
 	f.Headline = headline(f, view)
 	f.Timeline = timeline(view)
+	f.run = view
 	return f
 }
 
@@ -76,6 +79,7 @@ func referenceFinding(ref *scenarioRun, first attemptRecord) *Finding {
 	}
 	f.Headline = headline(f, ref)
 	f.Timeline = timeline(ref)
+	f.run = ref
 	return f
 }
 

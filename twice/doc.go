@@ -33,6 +33,14 @@
 // reported with its line. AssertIdempotent on a *testing.T logs progress of
 // a long check and names the running scenario just before go test -timeout.
 //
+// Reports: [Report.String] is the text a failing test prints;
+// [Report.JSON] is versioned JSON (docs/report-schema.json, [JSONReport]);
+// [Report.Markdown] adds a Mermaid sequence diagram per finding;
+// [Report.Coverage] is the line a pass logs under go test -v.
+// -twice.report=DIR (or TWICE_REPORT_DIR) writes them for every check, and
+// under GITHUB_ACTIONS=true a failure is also an ::error annotation and a
+// step summary.
+//
 // Settings: -twice.run=TOKEN (or TWICE_RUN) runs only the scenario a replay
 // line names. PostgreSQL is found as package pgfixture describes.
 //

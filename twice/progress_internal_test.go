@@ -76,7 +76,7 @@ func TestAWatchedCheckSaysWhereItStands(t *testing.T) {
 	w := watchSettings{every: 20 * time.Millisecond, margin: time.Hour, stderr: out}
 	ok := make(chan bool, 1)
 	go func() {
-		ok <- assertWatched(tb, tb.Fatalf, job, []Option{Only("sequential"), WithoutConcurrency("not needed here")}, w)
+		ok <- assertWatched(tb, tb.Fatalf, job, []Option{Only("sequential"), WithoutConcurrency("not needed here")}, w, publishing{})
 	}()
 	<-tb.logged
 	<-out.written

@@ -36,9 +36,12 @@ type Report struct {
 	testName       string
 	dupEnqueueOff  string
 	concurrencyOff string
+	options        JSONOptions
 	stoppedEarly   string // the scenarios left out after a hang, and why
 	leftOut        string // what the budget left out of a long job
 	covered        string // the crash points covered by an earlier one with the same world
+	coveredN       int    // how many
+	keptNote       string // what to know about KeptDatabase (local mode: it dies with the binary)
 }
 
 // OK reports whether the check ran and every scenario kept every promise.

@@ -1,0 +1,226 @@
+package twice
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/twicekit/twicekit/concurrent"
+	"github.com/twicekit/twicekit/pgfixture"
+)
+
+var reportDirFlag = flag.String("twice.report", "", "write every check's JSON report (and a Markdown report of each failed one) into this `directory`; env TWICE_REPORT_DIR")
+
+// publishing says where a finished check's report goes besides the test's
+// log: a report directory, and GitHub Actions' annotations and step summary.
+type publishing struct {
+	dir     string    // -twice.report or TWICE_REPORT_DIR; "" writes no files
+	actions bool      // GITHUB_ACTIONS=true
+	summary string    // GITHUB_STEP_SUMMARY: the file the Markdown is appended to
+	root    string    // GITHUB_WORKSPACE: annotation paths are relative to it
+	stdout  io.Writer // where workflow commands (::error) go
+	verbose bool      // go test -v: a pass logs what it covered, and the binary which PostgreSQL it uses
+}
+
+func publishingFromEnv() publishing {
+	dir := *reportDirFlag
+	if dir == "" {
+		dir = os.Getenv("TWICE_REPORT_DIR")
+	}
+	return publishing{
+		dir:     dir,
+		actions: os.Getenv("GITHUB_ACTIONS") == "true",
+		summary: os.Getenv("GITHUB_STEP_SUMMARY"),
+		root:    os.Getenv("GITHUB_WORKSPACE"),
+		stdout:  os.Stdout,
+		verbose: verbose(),
+	}
+}
+
+// publish writes the report where p says: rep.json (every check) and
+// rep.md (failed checks) into the report directory; under GitHub Actions
+// an ::error annotation at the test's call site and the Markdown appended
+// to the step summary. file and line are the call site.
+func (p publishing) publish(rep *Report, file string, line int) error {
+	var errs []error
+	if p.dir != "" {
+		errs = append(errs, p.writeFiles(rep))
+	}
+	if p.actions && !rep.OK() {
+		errs = append(errs, p.annotate(rep, file, line))
+	}
+	return errors.Join(errs...)
+}
+
+func (p publishing) writeFiles(rep *Report) error {
+	if err := os.MkdirAll(p.dir, 0o755); err != nil {
+		return fmt.Errorf("twice: the report directory: %w", err)
+	}
+	base := filepath.Join(p.dir, reportFileName(rep))
+	js, err := rep.JSON()
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(base+".json", js, 0o644); err != nil {
+		return fmt.Errorf("twice: writing the JSON report: %w", err)
+	}
+	if rep.OK() {
+		_ = os.Remove(base + ".md") // an earlier run's failure is no longer true
+		return nil
+	}
+	if err := os.WriteFile(base+".md", []byte(rep.Markdown()), 0o644); err != nil {
+		return fmt.Errorf("twice: writing the Markdown report: %w", err)
+	}
+	return nil
+}
+
+// reportFileName names a check's report files after its test and job.
+func reportFileName(rep *Report) string {
+	test := rep.testName
+	if test == "" {
+		test = "Check"
+	}
+	return fileSafe(test) + "--" + fileSafe(rep.Job)
+}
+
+func fileSafe(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '.':
+			b.WriteRune(r)
+		default:
+			b.WriteRune('_')
+		}
+	}
+	return b.String()
+}
+
+func (p publishing) annotate(rep *Report, file string, line int) error {
+	headline := "the check could not run: " + oneLine(errText(rep.Err))
+	replay := ""
+	if len(rep.Findings) > 0 {
+		headline = rep.Findings[0].Headline
+		replay = "\nreplay: " + replayLine(rep.testName, rep.Findings[0].Token)
+	}
+	if p.root != "" {
+		if rel, err := filepath.Rel(p.root, file); err == nil && !strings.HasPrefix(rel, "..") {
+			file = filepath.ToSlash(rel)
+		}
+	}
+	title := "twice: " + rep.Job
+	fmt.Fprintf(p.stdout, "::error file=%s,line=%d,title=%s::%s\n",
+		escapeProperty(file), line, escapeProperty(title), escapeData(headline+replay))
+	if p.summary == "" {
+		return nil
+	}
+	f, err := os.OpenFile(p.summary, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf("twice: GITHUB_STEP_SUMMARY: %w", err)
+	}
+	_, werr := io.WriteString(f, rep.Markdown()+"\n")
+	return errors.Join(werr, f.Close())
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// escapeData and escapeProperty follow GitHub's workflow-command escaping.
+func escapeData(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+func escapeProperty(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}
+
+// callSite is the first caller outside package twice (or in a test file):
+// the test's line that asked for the check.
+func callSite() (string, int) {
+	pcs := make([]uintptr, 32)
+	n := runtime.Callers(2, pcs)
+	frames := runtime.CallersFrames(pcs[:n])
+	for {
+		f, more := frames.Next()
+		if !strings.HasPrefix(f.Function, "github.com/twicekit/twicekit/twice.") || strings.HasSuffix(f.File, "_test.go") {
+			return f.File, f.Line
+		}
+		if !more {
+			return "", 0
+		}
+	}
+}
+
+// Coverage says what a check ran, by kind: the line a passing check logs
+// under go test -v.
+func (r *Report) Coverage() string {
+	counts := map[string]int{}
+	interleavings := 0
+	for _, s := range r.Scenarios {
+		switch s.Scenario.Kind {
+		case Sequential:
+			counts["ack lost"]++
+		case CrashBefore, CrashAfterLast:
+			counts["crashes"]++
+		case DuplicateEnqueue:
+			counts["duplicate enqueue"]++
+		case CrashAfterApply, ReplyLost, LateRedriveScenario:
+			counts["effect faults"]++
+		case Concurrent, Overlap:
+			interleavings++
+		}
+	}
+	var parts []string
+	for _, k := range []string{"ack lost", "crashes", "duplicate enqueue", "effect faults"} {
+		s := fmt.Sprintf("%s %d", k, counts[k])
+		if k == "crashes" && r.coveredN > 0 {
+			s += fmt.Sprintf(" (+%d covered)", r.coveredN)
+		}
+		parts = append(parts, s)
+	}
+	switch {
+	case r.concurrencyOff != "":
+		parts = append(parts, "interleavings not checked")
+	case r.Reference != nil && len(r.Reference.Attempts) > 0:
+		n := len(r.Reference.Attempts[0].Steps)
+		parts = append(parts, fmt.Sprintf("interleavings %d of %s (%s)", interleavings, countText(concurrent.Interleavings(n, n)), r.options.Isolation))
+	}
+	return fmt.Sprintf("twice: %s: idempotent in %d scenarios: %s", r.Job, len(r.Scenarios), strings.Join(parts, ", "))
+}
+
+func countText(n int64) string {
+	if n >= 1_000_000_000 {
+		return "more than a billion"
+	}
+	return fmt.Sprint(n)
+}
+
+// verbose reports whether go test runs with -v.
+func verbose() bool { return testing.Testing() && flag.Parsed() && testing.Verbose() }
+
+var providerOnce sync.Once
+
+// logProviderOnce says, once per test binary under go test -v, which
+// PostgreSQL the checks run on, and why the providers before it were not
+// used.
+func logProviderOnce(tb TB) {
+	providerOnce.Do(func() {
+		srv, err := pgfixture.Shared(context.Background())
+		if err != nil {
+			return
+		}
+		tb.Logf("twice: PostgreSQL: %s", srv.Provenance())
+	})
+}

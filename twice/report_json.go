@@ -1,0 +1,295 @@
+package twice
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/twicekit/twicekit/concurrent"
+	"github.com/twicekit/twicekit/faults"
+)
+
+// ReportSchemaVersion is the version of the JSON report's schema
+// (docs/report-schema.json). It changes when a field changes meaning or
+// goes away; new fields may appear within a version.
+const ReportSchemaVersion = 1
+
+// JSONReport is the report as [Report.JSON] writes it: every field a
+// deterministic function of the job, the options and the seed, so the same
+// check writes the same bytes. Kinds, verdicts and policies are strings.
+type JSONReport struct {
+	Schema     string         `json:"schema"`
+	Version    int            `json:"version"`
+	Job        string         `json:"job"`
+	Test       string         `json:"test,omitempty"`
+	Verdict    string         `json:"verdict"` // "idempotent", "broken" or "error"
+	Error      string         `json:"error,omitempty"`
+	Options    JSONOptions    `json:"options"`
+	Scenarios  []JSONScenario `json:"scenarios"`
+	Findings   []JSONFinding  `json:"findings"`
+	NotChecked []string       `json:"not_checked,omitempty"`
+}
+
+// JSONOptions are the options that decide what a check ran and accepted.
+type JSONOptions struct {
+	Budget           string            `json:"budget"`
+	Isolation        string            `json:"isolation"`
+	Policies         map[string]string `json:"policies,omitempty"`
+	DuplicateEnqueue string            `json:"duplicate_enqueue"` // "checked", or the reason it was not
+	Concurrency      string            `json:"concurrency"`       // "checked", or the reason it was not
+	LateRedrives     []string          `json:"late_redrives,omitempty"`
+	MaxDeliveries    int               `json:"max_deliveries"`
+	AttemptTimeout   string            `json:"attempt_timeout"`
+	Only             string            `json:"only,omitempty"`
+}
+
+// JSONScenario is one scenario that ran and its verdict.
+type JSONScenario struct {
+	Token   string `json:"token"`
+	Kind    string `json:"kind"`
+	Verdict string `json:"verdict"` // "kept" or "broken"
+}
+
+// JSONFinding is one scenario that broke a promise.
+type JSONFinding struct {
+	Token    string          `json:"token"`
+	Kind     string          `json:"kind"`
+	Headline string          `json:"headline"`
+	Timeline []JSONEvent     `json:"timeline"`
+	Database []JSONTableDiff `json:"database,omitempty"`
+	Effects  []JSONMismatch  `json:"effects,omitempty"`
+	Problems []string        `json:"problems,omitempty"`
+	Hints    []string        `json:"hints,omitempty"`
+	Replay   string          `json:"replay"`
+}
+
+// JSONEvent is one line of a finding's timeline: a point an attempt reached,
+// a lock wait, or how the attempt ended.
+type JSONEvent struct {
+	Attempt string `json:"attempt"`           // "attempt 2 of job-1"
+	Type    string `json:"type"`              // "point", "blocked", "released" or "end"
+	Point   int    `json:"point,omitempty"`   // the point's number in its attempt
+	Kind    string `json:"kind,omitempty"`    // the point's kind: "sql", "effect" or "point"
+	Label   string `json:"label,omitempty"`   // the point's label, or how the attempt ended
+	On      string `json:"on,omitempty"`      // blocked/released: the attempts holding the lock
+	Crashed bool   `json:"crashed,omitempty"` // end: the attempt was crashed
+}
+
+// JSONTableDiff is how one table differs from the reference run.
+type JSONTableDiff struct {
+	Table   string   `json:"table"`
+	Missing []string `json:"missing"` // rows of the reference run not found (- want)
+	Extra   []string `json:"extra"`   // rows found that the reference run has not (+ got)
+}
+
+// JSONMismatch is an effect whose count breaks its policy.
+type JSONMismatch struct {
+	Kind    string `json:"kind"`
+	Key     string `json:"key,omitempty"`
+	Payload string `json:"payload,omitempty"`
+	Policy  string `json:"policy"`
+	Want    int    `json:"want"`
+	Got     int    `json:"got"`
+	Text    string `json:"text"`
+}
+
+func optionsOf(cfg *config) JSONOptions {
+	o := JSONOptions{
+		Isolation:        cfg.conc.isolation.String(),
+		DuplicateEnqueue: "checked",
+		Concurrency:      "checked",
+		MaxDeliveries:    cfg.maxDeliveries,
+		AttemptTimeout:   cfg.attemptTimeout.String(),
+		Only:             cfg.only,
+	}
+	if b, err := cfg.conc.resolveBudget(); err == nil {
+		o.Budget = b.Name
+	}
+	if cfg.dupEnqueueOff != "" {
+		o.DuplicateEnqueue = cfg.dupEnqueueOff
+	}
+	if cfg.conc.off != "" {
+		o.Concurrency = cfg.conc.off
+	}
+	for _, d := range cfg.redrives {
+		o.LateRedrives = append(o.LateRedrives, shortDuration(d))
+	}
+	for kind, p := range cfg.policies {
+		if o.Policies == nil {
+			o.Policies = map[string]string{}
+		}
+		o.Policies[kind] = p.String()
+	}
+	return o
+}
+
+// kindName is the JSON name of a scenario kind.
+func kindName(k ScenarioKind) string {
+	switch k {
+	case Once:
+		return "once"
+	case Sequential:
+		return "ack-lost"
+	case CrashBefore:
+		return "crash-before"
+	case CrashAfterLast:
+		return "crash-after-last"
+	case DuplicateEnqueue:
+		return "duplicate-enqueue"
+	case CrashAfterApply:
+		return "crash-after-apply"
+	case ReplyLost:
+		return "reply-lost"
+	case LateRedriveScenario:
+		return "late-redrive"
+	case Concurrent:
+		return "concurrent"
+	case Overlap:
+		return "overlap"
+	}
+	return fmt.Sprintf("kind-%d", int(k))
+}
+
+// JSON is the report as versioned JSON (docs/report-schema.json): the same
+// check gives the same bytes.
+func (r *Report) JSON() ([]byte, error) {
+	b, err := json.MarshalIndent(r.jsonReport(), "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("twice: internal error: encoding the report: %w", err)
+	}
+	return append(b, '\n'), nil
+}
+
+func (r *Report) jsonReport() JSONReport {
+	out := JSONReport{
+		Schema:    "https://github.com/twicekit/twicekit/docs/report-schema.json",
+		Version:   ReportSchemaVersion,
+		Job:       r.Job,
+		Test:      r.testName,
+		Options:   r.options,
+		Scenarios: []JSONScenario{},
+		Findings:  []JSONFinding{},
+	}
+	switch {
+	case r.Err != nil:
+		out.Verdict, out.Error = "error", r.Err.Error()
+	case len(r.Findings) > 0:
+		out.Verdict = "broken"
+	default:
+		out.Verdict = "idempotent"
+	}
+	broken := map[string]bool{}
+	for _, f := range r.Findings {
+		broken[f.Token] = true
+	}
+	for _, s := range r.Scenarios {
+		v := "kept"
+		if broken[s.Scenario.Token()] {
+			v = "broken"
+		}
+		out.Scenarios = append(out.Scenarios, JSONScenario{Token: s.Scenario.Token(), Kind: kindName(s.Scenario.Kind), Verdict: v})
+	}
+	for _, f := range r.Findings {
+		out.Findings = append(out.Findings, jsonFinding(r, f))
+	}
+	for _, line := range strings.Split(strings.TrimSpace(r.notChecked()), "\n") {
+		if line != "" {
+			out.NotChecked = append(out.NotChecked, line)
+		}
+	}
+	return out
+}
+
+func jsonFinding(r *Report, f Finding) JSONFinding {
+	jf := JSONFinding{
+		Token:    f.Token,
+		Kind:     kindName(f.Scenario.Kind),
+		Headline: f.Headline,
+		Timeline: []JSONEvent{},
+		Problems: f.Problems,
+		Hints:    f.Hints,
+		Replay:   replayLine(r.testName, f.Token),
+	}
+	if f.run != nil {
+		jf.Timeline = timelineEvents(f.run)
+	}
+	for _, d := range f.Database {
+		td := JSONTableDiff{Table: d.Table, Missing: []string{}, Extra: []string{}}
+		for _, row := range d.Missing {
+			td.Missing = append(td.Missing, row.String())
+		}
+		for _, row := range d.Extra {
+			td.Extra = append(td.Extra, row.String())
+		}
+		jf.Database = append(jf.Database, td)
+	}
+	for _, m := range f.Effects {
+		jf.Effects = append(jf.Effects, JSONMismatch{Kind: m.Kind, Key: m.Key, Payload: m.Payload, Policy: m.Policy.String(), Want: m.Want, Got: m.Got, Text: m.String()})
+	}
+	return jf
+}
+
+// timelineEvents lists what the attempts of a scenario did, in the order the
+// text timeline shows it: a concurrent scenario's interleaving first, then
+// the redeliveries one after the other.
+func timelineEvents(sr *scenarioRun) []JSONEvent {
+	var ev []JSONEvent
+	later := sr.Attempts
+	if it := sr.Interleaving; it != nil {
+		n := min(it.trace.Attempts, len(sr.Attempts))
+		recs := sr.Attempts[:n]
+		later = sr.Attempts[n:]
+		ended := make([]bool, n)
+		waiting := map[int]string{}
+		for _, e := range it.trace.Events {
+			if e.Attempt >= n {
+				continue
+			}
+			name := attemptName(recs[e.Attempt])
+			switch e.Kind {
+			case concurrent.Released:
+				if on, ok := waiting[e.Attempt]; ok {
+					ev = append(ev, JSONEvent{Attempt: name, Type: "released", On: on})
+					delete(waiting, e.Attempt)
+				}
+				ev = append(ev, pointEvent(name, e.Step))
+			case concurrent.Blocked:
+				waiting[e.Attempt] = letterList(e.On)
+				ev = append(ev, JSONEvent{Attempt: name, Type: "blocked", Point: e.Step.Index, On: letterList(e.On)})
+			case concurrent.Returned:
+				ev = append(ev, endEvent(recs[e.Attempt]))
+				ended[e.Attempt] = true
+			}
+		}
+		for i, rec := range recs {
+			if !ended[i] {
+				ev = append(ev, endEvent(rec))
+			}
+		}
+	}
+	for _, a := range later {
+		name := attemptName(a)
+		for _, s := range a.Steps {
+			ev = append(ev, pointEvent(name, s))
+		}
+		ev = append(ev, endEvent(a))
+	}
+	return ev
+}
+
+func pointEvent(attempt string, s faults.Step) JSONEvent {
+	return JSONEvent{Attempt: attempt, Type: "point", Point: s.Index, Kind: s.Kind.String(), Label: s.Label}
+}
+
+func endEvent(a attemptRecord) JSONEvent {
+	label := outcome(a)
+	if a.AckLost {
+		label = "returned; CRASH before the ack"
+	}
+	e := JSONEvent{Attempt: attemptName(a), Type: "end", Label: label, Crashed: a.Crashed}
+	if a.Crashed && a.CrashAt.Index > 0 {
+		e.Point = a.CrashAt.Index
+	}
+	return e
+}
+
