@@ -31,8 +31,8 @@ type Server struct {
 	admin    *pgxpool.Pool
 	stop     func(context.Context) error
 	scrub    scrubber
-	super    bool // the role is a superuser (enables session_replication_role)
-	version  int  // server_version_num
+	super    bool     // the role is a superuser (enables session_replication_role)
+	version  int      // server_version_num
 	skipped  []string // the providers tried before this one, and why each was not used
 
 	limit   connLimit // what max_connections leaves for pgfixture, measured at start (under limitMu)

@@ -292,4 +292,3 @@ func endEvent(a attemptRecord) JSONEvent {
 	}
 	return e
 }
-
