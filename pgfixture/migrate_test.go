@@ -227,3 +227,29 @@ func TestMigratorTemplatesAreCached(t *testing.T) {
 	New(t, schema)
 	assert.Equal(t, 1, runs)
 }
+
+// TestGooseGlobalRegistry: Go migrations registered in goose's global
+// registry (as a migrations package's init functions do) run too, here one
+// outside a transaction. Not parallel: the registry is global.
+func TestGooseGlobalRegistry(t *testing.T) {
+	goose.AddNamedMigrationNoTxContext("00003_add_names.go",
+		func(ctx context.Context, db *sql.DB) error {
+			_, err := db.ExecContext(ctx, `ALTER TABLE customers ADD COLUMN name text;
+				INSERT INTO customers (email, name) VALUES ('bob@example.com', 'Bob')`)
+			return err
+		},
+		func(ctx context.Context, db *sql.DB) error {
+			_, err := db.ExecContext(ctx, `CREATE TABLE down_ran (version int)`)
+			return err
+		})
+	t.Cleanup(goose.ResetGlobalMigrations)
+	schema := Goose(os.DirFS("testdata/goose"))
+	assert.NotEqual(t, Goose(os.DirFS("testdata/goose"), addNames()).Hash(), schema.Hash(), "the Go migration's file name is hashed")
+	db := New(t, schema)
+	assert.Equal(t, []string{
+		"customers(id bigint, email text, name text)",
+		"goose_db_version(id integer, version_id bigint, is_applied boolean, tstamp timestamp without time zone)",
+		"orders(id bigint, customer_id bigint, total numeric)",
+	}, columns(t, db.Pool()))
+	assert.Equal(t, "Bob <bob@example.com>", scalar[string](t, db.Pool(), "SELECT name || ' <' || email || '>' FROM customers"))
+}
