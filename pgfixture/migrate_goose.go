@@ -9,7 +9,12 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"strings"
+	"sync"
+	"unicode/utf8"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/database"
@@ -88,10 +93,13 @@ func (m *gooseMigrator) Migrate(ctx context.Context, url string) error {
 	if m.err != nil {
 		return m.err
 	}
-	db, err := openSQL(url)
+	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
 		return fmt.Errorf("pgfixture: goose: %w", err)
 	}
+	last := &lastQuery{}
+	cfg.Tracer = last
+	db := sql.OpenDB(stdlib.GetConnector(*cfg))
 	defer db.Close()
 	// One connection for goose's session, one for Go migrations that run
 	// outside a transaction.
@@ -103,17 +111,64 @@ func (m *gooseMigrator) Migrate(ctx context.Context, url string) error {
 	_, err = p.Up(ctx)
 	var partial *goose.PartialError
 	if errors.As(err, &partial) {
-		src := partial.Failed.Source
-		name := path.Base(src.Path)
-		if src.Path == "" {
-			name = fmt.Sprintf("Go migration %d", src.Version)
-		} else if src.Type == goose.TypeGo {
-			name = fmt.Sprintf("Go migration %d (%s)", src.Version, name)
-		}
-		return fmt.Errorf("pgfixture: goose migration %s failed: %w", name, partial.Err)
+		return m.failed(partial, last.get())
 	}
 	if err != nil {
 		return fmt.Errorf("pgfixture: goose: %w", err)
 	}
 	return nil
+}
+
+// failed describes the migration that failed: a SQL file by name, with the
+// line and column when PostgreSQL gives a position in the failing
+// statement (stmt, found in the file as goose's parser cut it); a Go
+// migration by version.
+func (m *gooseMigrator) failed(partial *goose.PartialError, stmt string) error {
+	src := partial.Failed.Source
+	name := path.Base(src.Path)
+	if src.Type == goose.TypeGo {
+		if src.Path != "" {
+			name = fmt.Sprintf("%d (%s)", src.Version, name)
+		} else {
+			name = fmt.Sprintf("%d", src.Version)
+		}
+		return fmt.Errorf("pgfixture: goose Go migration %s failed: %w", name, partial.Err)
+	}
+	var pgErr *pgconn.PgError
+	b, rerr := fs.ReadFile(m.fsys, src.Path)
+	if rerr != nil || !errors.As(partial.Err, &pgErr) || pgErr.Position <= 0 || stmt == "" {
+		return migrationError(migration{name: name}, partial.Err)
+	}
+	file := string(b)
+	at := strings.Index(file, stmt)
+	if at < 0 {
+		return migrationError(migration{name: name}, partial.Err)
+	}
+	return migrationErrorAt(migration{name: name, sql: file}, partial.Err, utf8.RuneCountInString(file[:at])+int(pgErr.Position))
+}
+
+// lastQuery remembers the last statement that failed on a connection.
+type lastQuery struct {
+	mu  sync.Mutex
+	sql string
+}
+
+type querySQLKey struct{}
+
+func (q *lastQuery) TraceQueryStart(ctx context.Context, _ *pgx.Conn, data pgx.TraceQueryStartData) context.Context {
+	return context.WithValue(ctx, querySQLKey{}, data.SQL)
+}
+
+func (q *lastQuery) TraceQueryEnd(ctx context.Context, _ *pgx.Conn, data pgx.TraceQueryEndData) {
+	if sql, ok := ctx.Value(querySQLKey{}).(string); ok && data.Err != nil {
+		q.mu.Lock()
+		q.sql = sql
+		q.mu.Unlock()
+	}
+}
+
+func (q *lastQuery) get() string {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.sql
 }

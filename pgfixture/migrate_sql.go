@@ -72,6 +72,12 @@ func migrationError(m migration, err error) error {
 	if pos == 0 {
 		pos = int(pgErr.InternalPosition)
 	}
+	return migrationErrorAt(m, err, pos)
+}
+
+// migrationErrorAt is migrationError for an error at character position pos
+// of m.sql (1-based; 0 when unknown).
+func migrationErrorAt(m migration, err error, pos int) error {
 	if pos <= 0 || m.sql == "" {
 		return fmt.Errorf("pgfixture: %s failed: %w", m.name, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/pressly/goose/v3"
 	"github.com/stretchr/testify/assert"
@@ -114,13 +115,15 @@ func TestBrokenGooseMigrationNamesFile(t *testing.T) {
 	ctx := ctxT(t)
 	srv := sharedT(t)
 	_, err := srv.CreateDB(ctx, Goose(os.DirFS("testdata/goose_broken")))
-	require.EqualError(t, err, `pgfixture: goose migration 00002_add_name.sql failed: ERROR: type "txet" does not exist (SQLSTATE 42704)`)
+	require.EqualError(t, err, "pgfixture: 00002_add_name.sql:2:39: ERROR: type \"txet\" does not exist (SQLSTATE 42704)\n"+
+		"\tALTER TABLE customers ADD COLUMN name txet;\n"+
+		"\t                                      ^")
 
 	fail := goose.NewGoMigration(7, &goose.GoFunc{RunTx: func(context.Context, *sql.Tx) error {
 		return errors.New("no backfill source")
 	}}, nil)
 	_, err = srv.CreateDB(ctx, Goose(nil, fail))
-	require.EqualError(t, err, `pgfixture: goose migration Go migration 7 failed: no backfill source`)
+	require.EqualError(t, err, `pgfixture: goose Go migration 7 failed: no backfill source`)
 
 	// What goose cannot read fails before any database is made.
 	_, err = srv.CreateDB(ctx, Goose(fstest.MapFS{"README.md": {Data: []byte("x")}}))
@@ -252,4 +255,19 @@ func TestGooseGlobalRegistry(t *testing.T) {
 		"orders(id bigint, customer_id bigint, total numeric)",
 	}, columns(t, db.Pool()))
 	assert.Equal(t, "Bob <bob@example.com>", scalar[string](t, db.Pool(), "SELECT name || ' <' || email || '>' FROM customers"))
+}
+
+func TestDatabaseURL(t *testing.T) {
+	t.Parallel()
+	srv := func(dsn string) *Server {
+		cfg, err := pgx.ParseConfig(dsn)
+		require.NoError(t, err)
+		return &Server{adminDSN: dsn, adminCfg: cfg}
+	}
+	assert.Equal(t, "postgres://ann:s%20cret@db.example:6543/twicekit_t_1?application_name=ci&sslmode=verify-full",
+		srv("postgres://ann:s%20cret@db.example:6543/postgres?sslmode=verify-full&application_name=ci&dbname=other").databaseURL("twicekit_t_1"))
+	assert.Equal(t, "postgres://postgres@127.0.0.1:5433/twicekit_t_1?sslmode=disable",
+		srv("host=127.0.0.1 port=5433 user=postgres dbname=postgres sslmode=disable").databaseURL("twicekit_t_1"))
+	assert.Equal(t, "postgres://bob:pw@/twicekit_t_1?host=%2Ftmp%2Fpg&port=5432&sslmode=disable",
+		srv("host=/tmp/pg user=bob password=pw dbname=postgres sslmode=disable").databaseURL("twicekit_t_1"))
 }
