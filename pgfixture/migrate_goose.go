@@ -33,7 +33,8 @@ import (
 // changing a Go migration, bump its version or touch a SQL file to rebuild
 // the template. A directory goose cannot read (no migrations, a duplicate
 // version, a .go file with no registered migration) makes CreateDB fail
-// with goose's reason; a failing migration's error names its file.
+// with goose's reason; a failing migration's error names its file (with
+// the line and column of a SQL file's error) or its Go migration's version.
 func Goose(fsys fs.FS, goMigrations ...*goose.Migration) Schema {
 	return Migrations(newGooseMigrator(fsys, goMigrations))
 }
