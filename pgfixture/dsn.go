@@ -76,6 +76,7 @@ func newServerFromDSN(ctx context.Context, mode, adminDSN string, stop func(cont
 	s := &Server{
 		mode:      mode,
 		adminCfg:  cfg,
+		adminDSN:  adminDSN,
 		admin:     pool,
 		stop:      stop,
 		scrub:     sc,

@@ -1,29 +1,42 @@
 package pgfixture
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"sort"
-	"strings"
-	"unicode/utf8"
-
-	"github.com/jackc/pgx/v5/pgconn"
 )
 
-// Schema is an ordered list of SQL migrations. The zero Schema is empty.
-type Schema struct {
-	migs []migration
-	err  error // a read error of FS, reported by CreateDB
-	hash string
+// Migrator builds a schema on an empty database.
+type Migrator interface {
+	// Hash identifies the migrations' content: two migrators (or schemas) with the same
+	// hash share a template database. A read error is folded into the hash and returned by Migrate.
+	Hash() string
+	// Migrate applies the migrations to the database at url (a postgres:// URL the
+	// migrator may open its own connections to; close them before returning).
+	Migrate(ctx context.Context, url string) error
 }
 
-type migration struct {
-	name string
-	sql  string
+// Schema is an ordered list of migrations: SQL text, files, or the
+// migrators of tools such as goose and golang-migrate. A Schema is itself a
+// [Migrator]. The zero Schema is empty.
+//
+// pgfixture applies a Schema once per [Schema.Hash] into a template
+// database, while the fixture database being created holds its
+// [ControlPoolConns] connections: a migrator may open up to that many
+// connections at a time.
+type Schema struct {
+	steps []Migrator
+	err   error // a read error, reported by CreateDB before any template is built
+	hash  string
 }
+
+// loader is a built-in migrator that reads its migrations when it is made:
+// a read error makes CreateDB fail before any database is created.
+type loader interface{ loadErr() error }
 
 // SQL returns a Schema of the given migrations, applied in order; errors name
 // them "migration 1", "migration 2", ...
@@ -32,16 +45,19 @@ func SQL(migrations ...string) Schema {
 	for i, m := range migrations {
 		migs[i] = migration{name: fmt.Sprintf("migration %d", i+1), sql: m}
 	}
-	return newSchema(migs, nil)
+	return Migrations(newSQLMigrator(migs, nil))
 }
 
 // FS returns a Schema of every *.sql file at the root of fsys, applied in
 // name order and named by file name in errors. A read error is returned by
-// CreateDB (and makes New fail).
+// CreateDB (and makes New fail). FS refuses a directory that looks like
+// goose's (a "-- +goose Up" annotation) or golang-migrate's (*.up.sql and
+// *.down.sql files), whose down migrations it would run: the error names
+// [Goose] or [GolangMigrate].
 func FS(fsys fs.FS) Schema {
 	names, err := fs.Glob(fsys, "*.sql")
 	if err != nil {
-		return newSchema(nil, fmt.Errorf("pgfixture: listing migrations: %w", err))
+		return Migrations(newSQLMigrator(nil, fmt.Errorf("pgfixture: listing migrations: %w", err)))
 	}
 	sort.Strings(names)
 	var migs []migration
@@ -57,69 +73,93 @@ func FS(fsys fs.FS) Schema {
 	if len(names) == 0 {
 		errs = append(errs, errors.New("pgfixture: no *.sql files at the root of the migrations FS"))
 	}
-	return newSchema(migs, errors.Join(errs...))
+	if err := otherToolsFiles(migs); err != nil {
+		errs = append(errs, err)
+	}
+	return Migrations(newSQLMigrator(migs, errors.Join(errs...)))
 }
 
-func newSchema(migs []migration, err error) Schema {
+// Migrations returns a Schema built by the migrators in order (e.g. River's tables, then the app's goose
+// migrations); its hash covers every migrator's hash in order.
+//
+// A Schema among ms contributes its own migrators, so Migrations(SQL(a),
+// Migrations(b, c)) is Migrations(SQL(a), b, c). The Schema of a single
+// migrator has that migrator's hash.
+func Migrations(ms ...Migrator) Schema {
+	var steps []Migrator
+	var errs []error
+	for i, m := range ms {
+		switch m := m.(type) {
+		case nil:
+			errs = append(errs, fmt.Errorf("pgfixture: Migrations: migrator %d is nil", i+1))
+		case Schema:
+			if m.err != nil {
+				errs = append(errs, m.err)
+			}
+			steps = append(steps, m.steps...)
+		case *Schema:
+			if m == nil {
+				errs = append(errs, fmt.Errorf("pgfixture: Migrations: migrator %d is nil", i+1))
+				continue
+			}
+			if m.err != nil {
+				errs = append(errs, m.err)
+			}
+			steps = append(steps, m.steps...)
+		default:
+			if l, ok := m.(loader); ok && l.loadErr() != nil {
+				errs = append(errs, l.loadErr())
+			}
+			steps = append(steps, m)
+		}
+	}
+	err := errors.Join(errs...)
+	s := Schema{steps: steps, err: err}
+	if len(steps) == 1 && err == nil {
+		s.hash = steps[0].Hash()
+		return s
+	}
 	h := sha256.New()
-	for _, m := range migs {
-		fmt.Fprintf(h, "%d\n%s\n", len(m.sql), m.sql)
+	fmt.Fprintf(h, "migrations %d\n", len(steps))
+	for _, m := range steps {
+		fmt.Fprintf(h, "%s\n", m.Hash())
 	}
 	if err != nil {
 		fmt.Fprintf(h, "error\n%s", err)
 	}
-	return Schema{migs: migs, err: err, hash: hex.EncodeToString(h.Sum(nil))}
+	s.hash = hex.EncodeToString(h.Sum(nil))
+	return s
 }
 
-// Hash identifies the schema's content (the migrations' SQL in order); two
-// schemas with the same hash share a template database.
+// Hash identifies the schema's content (its migrators' hashes in order; for
+// SQL and FS, the migrations' SQL in order); two schemas with the same hash
+// share a template database.
 func (s Schema) Hash() string {
 	if s.hash == "" {
-		return newSchema(nil, nil).hash
+		return newSQLMigrator(nil, nil).hash
 	}
 	return s.hash
 }
 
-// migrationError describes a failed migration with PostgreSQL's message and,
-// when PostgreSQL reports one, the line and column in the migration.
-func migrationError(m migration, err error) error {
-	var pgErr *pgconn.PgError
-	if !errors.As(err, &pgErr) {
-		return fmt.Errorf("pgfixture: %s failed: %w", m.name, err)
+// Migrate applies the schema's migrators in order to the database at url.
+// pgfixture calls it to build a template; call it yourself to build the
+// same schema elsewhere.
+func (s Schema) Migrate(ctx context.Context, url string) error {
+	if s.err != nil {
+		return s.err
 	}
-	pos := int(pgErr.Position)
-	if pos == 0 {
-		pos = int(pgErr.InternalPosition)
-	}
-	if pos <= 0 {
-		return fmt.Errorf("pgfixture: %s failed: %w", m.name, err)
-	}
-	line, col, text := lineCol(m.sql, pos)
-	return fmt.Errorf("pgfixture: %s:%d:%d: %w\n\t%s\n\t%s^", m.name, line, col, err, text, strings.Repeat(" ", max(col-1, 0)))
-}
-
-// lineCol turns PostgreSQL's 1-based character position into a 1-based
-// line and column, and returns the line's text.
-func lineCol(sql string, pos int) (line, col int, text string) {
-	line, col = 1, 1
-	start := 0
-	i := 0
-	for off, r := range sql {
-		i++
-		if i == pos {
-			end := strings.IndexByte(sql[start:], '\n')
-			if end < 0 {
-				end = len(sql) - start
-			}
-			return line, col, strings.TrimRight(sql[start:start+end], "\r")
+	for i, m := range s.steps {
+		if err := ctx.Err(); err != nil {
+			return err
 		}
-		if r == '\n' {
-			line++
-			col = 1
-			start = off + utf8.RuneLen(r)
-		} else {
-			col++
+		err := m.Migrate(ctx, url)
+		if err == nil {
+			continue
 		}
+		if _, builtin := m.(loader); builtin {
+			return err
+		}
+		return fmt.Errorf("pgfixture: migrator %d of %d (%T) failed: %w", i+1, len(s.steps), m, err)
 	}
-	return line, col, ""
+	return nil
 }

@@ -28,6 +28,7 @@ const dbPrefix = "twicekit_"
 type Server struct {
 	mode     string
 	adminCfg *pgx.ConnConfig // connects to the maintenance database, with the password
+	adminDSN string          // what adminCfg was parsed from, with the password
 	admin    *pgxpool.Pool
 	stop     func(context.Context) error
 	scrub    scrubber

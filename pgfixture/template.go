@@ -127,24 +127,11 @@ func (s *Server) buildTemplate(ctx context.Context, conn *pgxpool.Conn, schema S
 	return err
 }
 
-// migrate applies schema to dbname on a connection of its own; it runs
-// while a fixture database is being created, on one of the connections
-// reserved for that database's control pool (not open yet).
+// migrate applies schema to dbname through its migrators, which connect
+// by themselves; it runs while a fixture database is being created, on the
+// connections reserved for that database's control pool (not open yet).
 func (s *Server) migrate(ctx context.Context, schema Schema, dbname string) error {
-	cfg := s.adminCfg.Copy()
-	cfg.Database = dbname
-	conn, err := pgx.ConnectConfig(ctx, cfg)
-	if err != nil {
-		return fmt.Errorf("pgfixture: connecting to template %s: %w", dbname, err)
-	}
-	defer conn.Close(context.Background())
-	for _, m := range schema.migs {
-		// The simple protocol runs a migration of many statements at once.
-		if _, err := conn.PgConn().Exec(ctx, m.sql).ReadAll(); err != nil {
-			return migrationError(m, err)
-		}
-	}
-	return nil
+	return schema.Migrate(ctx, s.databaseURL(dbname))
 }
 
 // dropTemplate drops the template of hash unless another process is

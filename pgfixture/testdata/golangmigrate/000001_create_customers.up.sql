@@ -1,0 +1,4 @@
+CREATE TABLE customers (
+    id bigserial PRIMARY KEY,
+    email text NOT NULL UNIQUE
+);

@@ -1,0 +1,2 @@
+CREATE TABLE down_ran (version int);
+DROP TABLE orders;

@@ -1,0 +1,3 @@
+-- a typo in the type
+ALTER TABLE customers
+    ADD COLUMN name txet;
