@@ -32,6 +32,7 @@ type config struct {
 	// check draws them); nil runs them all.
 	pick func(all []Scenario) []Scenario
 	conc concurrentConfig // concurrent scenarios: concurrent_options.go
+	queue queueConfig     // the queue's semantics: queue.go
 }
 
 // Defaults.
