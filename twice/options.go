@@ -30,9 +30,9 @@ type config struct {
 	redrives       []time.Duration
 	// pick, when set, chooses which of the planned scenarios run (a rapid
 	// check draws them); nil runs them all.
-	pick func(all []Scenario) []Scenario
-	conc concurrentConfig // concurrent scenarios: concurrent_options.go
-	queue queueConfig     // the queue's semantics: queue.go
+	pick  func(all []Scenario) []Scenario
+	conc  concurrentConfig // concurrent scenarios: concurrent_options.go
+	queue queueConfig      // the queue's semantics: queue.go
 }
 
 // Defaults.
