@@ -69,7 +69,7 @@ type attemptResult struct {
 
 // startAttempt starts one delivery of the job on worker w and returns at once.
 func (c *checker) startAttempt(ctx context.Context, w *faults.Worker, jobID string, number int, plan faults.Plan) *runningAttempt {
-	skip := c.queueFetch(ctx, jobID, number)
+	skip := c.queueFetch(ctx, w.Pool, jobID, number)
 	name := fmt.Sprintf("attempt %d of %s", number, jobID)
 	rctx, run := faults.Start(ctx, name, plan)
 	run.OnCrash(w.Cut)

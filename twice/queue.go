@@ -24,6 +24,9 @@ type Delivery struct {
 	Number int
 	// Err is what the attempt returned (nil before it ran, and on success).
 	Err error
+	// Pool is the pool the attempt gets as Attempt.Pool (set for fetch): it
+	// tells one check's attempts from another's when checks run in parallel.
+	Pool *pgxpool.Pool
 }
 
 // QueueHook is a hook of the queue, called on the check's own connection
@@ -95,11 +98,11 @@ func (c *checker) queueError(what string, d Delivery, err error) {
 
 // queueFetch runs the queue's fetch before a delivery; it returns why the
 // queue would not deliver the job now ("" to deliver it).
-func (c *checker) queueFetch(ctx context.Context, jobID string, number int) string {
+func (c *checker) queueFetch(ctx context.Context, pool *pgxpool.Pool, jobID string, number int) string {
 	if c.cfg.queue.fetch == nil {
 		return ""
 	}
-	d := Delivery{JobID: jobID, Number: number}
+	d := Delivery{JobID: jobID, Number: number, Pool: pool}
 	skip, err := c.cfg.queue.fetch(ctx, c.db.Pool(), d)
 	if err != nil {
 		c.queueError("fetch", d, err)

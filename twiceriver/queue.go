@@ -29,11 +29,18 @@ import (
 type queue[T river.JobArgs] struct {
 	job Job[T]
 
-	mu      sync.Mutex
-	ids     map[string]int64                     // the check's job ID -> river_job.id, this scenario
-	rows    map[delivery]*rivertype.JobRow       // the row each delivery was given
-	drivers map[*pgxpool.Pool]*riverpgxv5.Driver // River's driver on each pool
-	control *pgxpool.Pool                        // the check's own pool
+	mu       sync.Mutex
+	checks   map[*pgxpool.Pool]*checkState        // by the check's own pool
+	byWorker map[*pgxpool.Pool]*checkState        // by the attempts' pools
+	drivers  map[*pgxpool.Pool]*riverpgxv5.Driver // River's driver on each pool
+}
+
+// checkState is what the queue knows of one check (checks of the same job
+// may run in parallel).
+type checkState struct {
+	control *pgxpool.Pool                  // the check's own pool
+	ids     map[string]int64               // the check's job ID -> river_job.id, this scenario
+	rows    map[delivery]*rivertype.JobRow // the row each delivery was given
 }
 
 type delivery struct {
@@ -42,7 +49,19 @@ type delivery struct {
 }
 
 func newQueue[T river.JobArgs](job Job[T]) *queue[T] {
-	return &queue[T]{job: job, ids: map[string]int64{}, rows: map[delivery]*rivertype.JobRow{}, drivers: map[*pgxpool.Pool]*riverpgxv5.Driver{}}
+	return &queue[T]{job: job, checks: map[*pgxpool.Pool]*checkState{}, byWorker: map[*pgxpool.Pool]*checkState{}, drivers: map[*pgxpool.Pool]*riverpgxv5.Driver{}}
+}
+
+// check is the state of the check whose own pool is db.
+func (q *queue[T]) check(db *pgxpool.Pool) *checkState {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	st := q.checks[db]
+	if st == nil {
+		st = &checkState{control: db, ids: map[string]int64{}, rows: map[delivery]*rivertype.JobRow{}}
+		q.checks[db] = st
+	}
+	return st
 }
 
 // options are River's delivery semantics as twice options.
@@ -125,8 +144,8 @@ func (q *queue[T]) maxAttempts() int {
 // insert notification (at most once per queue per FetchCooldown and client)
 // does not depend on the attempts before; the driver, which asks the
 // server's version once, is kept per pool.
-func (q *queue[T]) client(ctx context.Context, pool *pgxpool.Pool) (*river.Client[pgx.Tx], error) {
-	drv, err := q.driver(ctx, pool)
+func (q *queue[T]) client(ctx context.Context, st *checkState, pool *pgxpool.Pool) (*river.Client[pgx.Tx], error) {
+	drv, err := q.driver(ctx, st, pool)
 	if err != nil {
 		return nil, err
 	}
@@ -147,15 +166,15 @@ func (q *queue[T]) client(ctx context.Context, pool *pgxpool.Pool) (*river.Clien
 // server's version once per driver, on its first query: it asks here, on
 // the check's own connection, so that no attempt's points depend on
 // whether it is the first on its pool.
-func (q *queue[T]) driver(ctx context.Context, pool *pgxpool.Pool) (*riverpgxv5.Driver, error) {
+func (q *queue[T]) driver(ctx context.Context, st *checkState, pool *pgxpool.Pool) (*riverpgxv5.Driver, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if d := q.drivers[pool]; d != nil {
 		return d, nil
 	}
 	drv := riverpgxv5.New(pool)
-	if q.control != nil {
-		if err := pgx.BeginFunc(ctx, q.control, func(tx pgx.Tx) error {
+	if pool != st.control {
+		if err := pgx.BeginFunc(ctx, st.control, func(tx pgx.Tx) error {
 			return drv.UnwrapExecutor(tx).InitDriver(ctx)
 		}); err != nil {
 			return nil, fmt.Errorf("twiceriver: River's driver: %w", err)
@@ -172,16 +191,15 @@ func (q *queue[T]) driver(ctx context.Context, pool *pgxpool.Pool) (*riverpgxv5.
 // discarded) is not delivered again, and neither is an insert River
 // skipped as a duplicate of a unique job.
 func (q *queue[T]) fetch(ctx context.Context, db *pgxpool.Pool, d twice.Delivery) (string, error) {
+	st := q.check(db)
 	q.mu.Lock()
-	q.control = db
+	q.byWorker[d.Pool] = st
+	id, known := st.ids[d.JobID]
 	q.mu.Unlock()
-	c, err := q.client(ctx, db)
+	c, err := q.client(ctx, st, db)
 	if err != nil {
 		return "", err
 	}
-	q.mu.Lock()
-	id, known := q.ids[d.JobID]
-	q.mu.Unlock()
 	if d.Number == 1 || !known {
 		tx, err := db.Begin(ctx)
 		if err != nil {
@@ -201,10 +219,10 @@ func (q *queue[T]) fetch(ctx context.Context, db *pgxpool.Pool, d twice.Delivery
 		}
 		id = res.Job.ID
 		q.mu.Lock()
-		q.ids[d.JobID] = id
+		st.ids[d.JobID] = id
 		q.mu.Unlock()
 		if res.UniqueSkippedAsDuplicate {
-			return fmt.Sprintf("River skipped the insert as a duplicate of unique job %s (its UniqueOpts)", q.idOf(id)), nil
+			return "River skipped the insert as a duplicate of a unique job (its UniqueOpts)", nil
 		}
 	}
 	// Claim it as River's producer does, unless its first run holds it
@@ -226,32 +244,19 @@ WHERE id = (SELECT id FROM river_job WHERE id = $1 AND state NOT IN ('completed'
 	}
 	row.State = rivertype.JobStateRunning
 	q.mu.Lock()
-	q.rows[delivery{d.JobID, d.Number}] = row
+	st.rows[delivery{d.JobID, d.Number}] = row
 	q.mu.Unlock()
 	return "", nil
-}
-
-// idOf names a river_job id by the check's job ID that inserted it.
-func (q *queue[T]) idOf(id int64) string {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	for j, i := range q.ids {
-		if i == id && j == "job-1" {
-			return j
-		}
-	}
-	for j, i := range q.ids {
-		if i == id {
-			return j
-		}
-	}
-	return "job"
 }
 
 // run is one delivery: River's executor calling the worker's Work.
 func (q *queue[T]) run(ctx context.Context, a *twice.Attempt) error {
 	q.mu.Lock()
-	row := q.rows[delivery{a.JobID, a.Number}]
+	st := q.byWorker[a.Pool]
+	var row *rivertype.JobRow
+	if st != nil {
+		row = st.rows[delivery{a.JobID, a.Number}]
+	}
 	q.mu.Unlock()
 	if row == nil {
 		return errors.New("twiceriver: internal error: the attempt has no river_job row")
@@ -259,7 +264,7 @@ func (q *queue[T]) run(ctx context.Context, a *twice.Attempt) error {
 	if q.job.Worker == nil {
 		return errors.New("twiceriver: the job has no Worker: set Job.Worker to a function returning the worker built on the attempt's handles")
 	}
-	c, err := q.client(context.WithoutCancel(ctx), a.Pool)
+	c, err := q.client(context.WithoutCancel(ctx), st, a.Pool)
 	if err != nil {
 		return err
 	}
@@ -280,8 +285,9 @@ func (q *queue[T]) run(ctx context.Context, a *twice.Attempt) error {
 // acked tells whether the job's completion committed in the worker's own
 // transaction (river.JobCompleteTx): River then never runs it again.
 func (q *queue[T]) acked(ctx context.Context, db *pgxpool.Pool, d twice.Delivery) (bool, error) {
+	st := q.check(db)
 	q.mu.Lock()
-	id, ok := q.ids[d.JobID]
+	id, ok := st.ids[d.JobID]
 	q.mu.Unlock()
 	if !ok {
 		return false, nil
@@ -298,12 +304,13 @@ func (q *queue[T]) acked(ctx context.Context, db *pgxpool.Pool, d twice.Delivery
 // attempt — only if the job is still running, as River's own
 // JobSetStateIfRunning does.
 func (q *queue[T]) settle(ctx context.Context, db *pgxpool.Pool, d twice.Delivery) error {
-	c, err := q.client(ctx, db)
+	st := q.check(db)
+	c, err := q.client(ctx, st, db)
 	if err != nil {
 		return err
 	}
 	q.mu.Lock()
-	row := q.rows[delivery{d.JobID, d.Number}]
+	row := st.rows[delivery{d.JobID, d.Number}]
 	q.mu.Unlock()
 	if row == nil {
 		return nil
