@@ -23,6 +23,10 @@
 //   - Options: [EffectPolicy], [IgnoreColumns], [Normalize],
 //     [SnapshotOptions], [WithoutDuplicateEnqueue], [AttemptTimeout],
 //     [MaxDeliveries], [Only], [OnServer], [TestName], [KeepFailedDatabase].
+//   - The queue's semantics (queue.go), for queue adapters (package
+//     twiceriver for River) and any other queue: [TerminalError],
+//     [SnoozeError], [AckInJobTransaction], [QueueBookkeeping] (with
+//     [Delivery]), [QueueWords].
 //
 // Settings: -twice.run=TOKEN (or TWICE_RUN) runs only the scenario a replay
 // line names. PostgreSQL is found as package pgfixture describes.
