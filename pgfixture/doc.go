@@ -91,14 +91,17 @@
 // Connections: [Server.CreateDBReserving], [Server.ReserveConnections],
 // [Server.ExplainRefused], [ControlPoolConns], [ErrConnectionLimit], [ErrTooManyClients].
 //
-// Schemas: [SQL], [FS], [Schema.Hash].
+// Schemas: [SQL], [FS], [Schema.Hash]. River's migrations: [River]
+// ([RiverMigrator.Hash], [RiverMigrator.Migrate], rivermigrate itself), and
+// until they are migrators of a schema, [WithRiver] (River's SQL before a
+// schema's).
 //
 // Databases: [New], [TB], [DB.Name], [DB.URL], [DB.ConnConfig], [DB.Pool],
 // [DB.Reset], [DB.Snapshot], [DB.Close].
 //
 // Snapshots: [Snapshot], [Snapshot.Tables], [Snapshot.Rows],
 // [Snapshot.String], [Row], [IgnoreColumns], [KeepVolatile], [Normalize],
-// [Schemas], [Diff], [TableDiff], [FormatDiff].
+// [Schemas], [ExcludeRows], [Diff], [TableDiff], [FormatDiff].
 //
 // Environment: TWICE_POSTGRES, TWICE_DATABASE_URL, TWICE_POSTGRES_IMAGE,
 // TWICE_KEEP_DB.
