@@ -108,7 +108,7 @@ func ExpectIdempotent[T river.JobArgs](tb twice.TB, job Job[T], opts ...twice.Op
 
 // Twice returns the job as twice sees it and River's delivery semantics as
 // twice options, for twice.Check, twice.AssertIdempotent or a rapid
-// property. Each call makes a fresh job: use one per check.
+// property. The job may be checked any number of times, in parallel too.
 func (job Job[T]) Twice() (twice.Job, []twice.Option) {
 	q := newQueue(job)
 	name := job.Name
