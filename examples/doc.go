@@ -32,6 +32,13 @@
 //     twice.WithoutDuplicateEnqueue and the reason.
 //   - [github.com/twicekit/twicekit/examples/storedresults]: an amount
 //     computed from the clock at run time against one stored first.
+//   - [github.com/twicekit/twicekit/examples/riverjobs]: the loyalty reward
+//     and the invoice email as River workers, checked with package
+//     twiceriver: completed by River after Work, completed in the work's
+//     transaction (river.JobCompleteTx), a follow-up job inserted outside
+//     it, river.JobCancel.
+//   - [github.com/twicekit/twicekit/examples/otherqueues]: an asynq handler
+//     and a gue handler with twice's queue options (the README's block).
 //   - [github.com/twicekit/twicekit/examples/quickstart]: the README's quick
 //     start, compiled and run as a test.
 //

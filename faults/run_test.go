@@ -66,6 +66,8 @@ func TestLabelFoldsAndShortens(t *testing.T) {
 	long := faults.Label("SELECT " + strings.Repeat("a", 30) + "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")
 	require.Len(t, []rune(long), 96)
 	require.True(t, long[len(long)-3:] == "…")
+	require.Equal(t, "-- name: JobInsertFastMany :many",
+		faults.Label("-- name: JobInsertFastMany :many\nWITH raw_job_data AS (\n  SELECT unnest($1::bigint[]) AS id"))
 }
 
 func TestAppliedCrashesOrLosesTheReply(t *testing.T) {

@@ -131,7 +131,9 @@
 // Connections: [Server.CreateDBReserving], [Server.ReserveConnections],
 // [Server.ExplainRefused], [ControlPoolConns], [ErrConnectionLimit], [ErrTooManyClients].
 //
-// Schemas: [SQL], [FS], [Goose], [GolangMigrate], [Migrations], [Migrator],
+// Schemas: [SQL], [FS], [Goose], [GolangMigrate], [River] (River's own
+// migrations through rivermigrate: [RiverMigrator]), [Migrations] (several
+// migrators in order, e.g. River's then the app's), [Migrator],
 // [Schema.Hash], [Schema.Migrate].
 //
 // Databases: [New], [TB], [DB.Name], [DB.URL], [DB.ConnConfig], [DB.Pool],
@@ -139,7 +141,7 @@
 //
 // Snapshots: [Snapshot], [Snapshot.Tables], [Snapshot.Rows],
 // [Snapshot.String], [Row], [IgnoreColumns], [KeepVolatile], [Normalize],
-// [Schemas], [Diff], [TableDiff], [FormatDiff].
+// [Schemas], [ExcludeRows], [Diff], [TableDiff], [FormatDiff].
 //
 // Environment: TWICE_POSTGRES, TWICE_DATABASE_URL, TWICE_POSTGRES_IMAGE,
 // TWICE_KEEP_DB.

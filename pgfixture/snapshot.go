@@ -20,6 +20,7 @@ type snapOpts struct {
 	keepVolatile bool
 	normalize    map[string]func(string) string
 	schemas      []string
+	exclude      map[string]string // table -> condition of rows left out (snapshot_rows.go)
 }
 
 type optFunc func(*snapOpts)
@@ -127,6 +128,7 @@ type snapTable struct {
 	display string
 	qname   string
 	cols    []snapColumn
+	where   string // rows matching it are left out
 }
 
 const volatileDefault = `(nextval\(|now\(\)|current_timestamp|clock_timestamp|statement_timestamp|transaction_timestamp|localtimestamp|current_date|current_time|gen_random_uuid|uuid_generate_|random\()`
@@ -228,7 +230,7 @@ func snapTables(cache *catalogCache, o *snapOpts) []*snapTable {
 			display = cc.nsp + "." + cc.rel
 		}
 		if len(tables) == 0 || tables[len(tables)-1].display != display {
-			tables = append(tables, &snapTable{display: display, qname: pgx.Identifier{cc.nsp, cc.rel}.Sanitize()})
+			tables = append(tables, &snapTable{display: display, qname: pgx.Identifier{cc.nsp, cc.rel}.Sanitize(), where: o.exclude[display]})
 		}
 		t := tables[len(tables)-1]
 		if cc.col == "" {
@@ -276,7 +278,11 @@ func readRows(ctx context.Context, conn *pgxpool.Conn, tables []*snapTable) (*Sn
 		if len(exprs) == 0 {
 			exprs = append(exprs, "NULL") // every column ignored: rows still count
 		}
-		batch.Queue("SELECT " + strings.Join(exprs, ", ") + " FROM " + t.qname)
+		q := "SELECT " + strings.Join(exprs, ", ") + " FROM " + t.qname
+		if t.where != "" {
+			q += " WHERE (" + t.where + ") IS NOT TRUE"
+		}
+		batch.Queue(q)
 	}
 	snap := &Snapshot{tables: make(map[string][]Row, len(tables))}
 	br := conn.SendBatch(ctx, batch)

@@ -25,6 +25,12 @@ type attemptRecord struct {
 	Hung    bool
 	Leaked  bool // the job did not return even after its context was cancelled
 	AckLost bool // crashed after returning, before the ack
+
+	// What the queue made of it (queue.go).
+	Acked        bool   // the ack had committed in the job's own transaction
+	Terminal     bool   // returned an error that ends the job
+	NotDelivered bool   // the queue would not deliver it (Note says why)
+	Note         string // the queue's words, printed under the attempt
 }
 
 type attemptKey struct{}
@@ -43,7 +49,9 @@ const graceAfterCancel = 2 * time.Second
 // for it (at most the attempt timeout). ackLost crashes the attempt after its
 // job function returned, before the ack.
 func (c *checker) runAttempt(ctx context.Context, jobID string, number int, plan faults.Plan, ackLost bool) attemptRecord {
-	return c.startAttempt(ctx, c.worker, jobID, number, plan).wait(c.cfg.attemptTimeout, ackLost)
+	rec := c.startAttempt(ctx, c.worker, jobID, number, plan).wait(c.cfg.attemptTimeout, ackLost)
+	c.afterAttempt(ctx, &rec, ackLost)
+	return rec
 }
 
 // runningAttempt is an attempt whose job function runs on its own goroutine.
@@ -63,6 +71,7 @@ type attemptResult struct {
 
 // startAttempt starts one delivery of the job on worker w and returns at once.
 func (c *checker) startAttempt(ctx context.Context, w *faults.Worker, jobID string, number int, plan faults.Plan) *runningAttempt {
+	skip := c.queueFetch(ctx, w.Pool, jobID, number)
 	name := fmt.Sprintf("attempt %d of %s", number, jobID)
 	rctx, run := faults.Start(ctx, name, plan)
 	run.OnCrash(w.Cut)
@@ -79,6 +88,11 @@ func (c *checker) startAttempt(ctx context.Context, w *faults.Worker, jobID stri
 	}
 	rctx = context.WithValue(rctx, attemptKey{}, a)
 	ra := &runningAttempt{c: c, worker: w, run: run, rec: attemptRecord{JobID: jobID, Number: number}, done: make(chan attemptResult, 1)}
+	if skip != "" {
+		ra.rec.NotDelivered, ra.rec.Note = true, skip
+		ra.done <- attemptResult{}
+		return ra
+	}
 	go func() {
 		returned := false
 		defer func() {

@@ -36,9 +36,12 @@ type checker struct {
 	conc         *concurrency                             // the concurrent scenarios' workers and the schedule playing
 	closers      []func()
 
-	mu      sync.Mutex
-	clock   time.Time
-	foreign []string // effect calls made with a context that is not the attempt's
+	loseAck bool // the sequential scenario's first ack is lost (queue.go)
+
+	mu       sync.Mutex
+	clock    time.Time
+	foreign  []string // effect calls made with a context that is not the attempt's
+	queueErr error    // the first error of a queue hook (queue.go)
 }
 
 // scenarioRun is what the check saw of one scenario.
@@ -103,6 +106,7 @@ func Check(ctx context.Context, job Job, opts ...Option) *Report {
 	if c.leftOut.any() {
 		rep.leftOut = c.leftOut.String()
 	}
+	c.finishQueue(rep)
 	if err := c.refusedConnection(rep); err != nil && rep.Err == nil {
 		rep.Err, rep.Findings = err, nil // a check that could not connect proves nothing
 	}
@@ -277,7 +281,7 @@ func (c *checker) scenario(ctx context.Context, s Scenario) (*scenarioRun, error
 	case Once:
 		sr.Attempts = append(sr.Attempts, c.runAttempt(ctx, job1, c.next(sr, job1), faults.Plan{Wait: c.refWait}, false))
 	case Sequential:
-		if c.deliver(ctx, sr, job1, faults.Plan{}, false) {
+		if c.deliverLosingAck(ctx, sr, job1) {
 			c.deliver(ctx, sr, job1, faults.Plan{}, false)
 		}
 	case CrashBefore:
@@ -328,17 +332,19 @@ func (c *checker) deliver(ctx context.Context, sr *scenarioRun, jobID string, fi
 
 // deliverOn is deliver on worker w.
 func (c *checker) deliverOn(ctx context.Context, sr *scenarioRun, w *faults.Worker, jobID string, first faults.Plan, ackLost bool) bool {
+	snoozes := 0
 	for n := 1; n <= c.cfg.maxDeliveries; n++ {
 		p, lost := faults.Plan{}, false
 		if n == 1 {
-			p, lost = first, ackLost
+			p, lost = first, ackLost || c.loseAck
 		}
 		if n == 2 && c.redriveAfter > 0 {
 			c.mu.Lock()
 			c.clock = c.clock.Add(c.redriveAfter)
 			c.mu.Unlock()
 		}
-		rec := c.startAttempt(ctx, w, jobID, c.next(sr, jobID), p).wait(c.cfg.attemptTimeout, lost)
+		rec := c.startAttempt(ctx, w, jobID, c.next(sr, jobID), p).wait(c.cfg.attemptTimeout, lost && !c.loseAck)
+		c.afterAttempt(ctx, &rec, lost)
 		sr.Attempts = append(sr.Attempts, rec)
 		switch {
 		case rec.Panic != "" || rec.Goexit != "":
@@ -347,7 +353,14 @@ func (c *checker) deliverOn(ctx context.Context, sr *scenarioRun, w *faults.Work
 		case rec.Hung:
 			sr.Problems = append(sr.Problems, hungProblem(rec, c.cfg.attemptTimeout))
 			return false
-		case rec.Crashed || rec.Err != nil:
+		}
+		switch c.outcome(rec) {
+		case outcomeRedeliver:
+			continue
+		case outcomeLater:
+			if snoozes++; snoozes < c.cfg.maxDeliveries {
+				n--
+			}
 			continue
 		}
 		return true

@@ -68,7 +68,7 @@ func referenceFinding(ref *scenarioRun, first attemptRecord) *Finding {
 		f.Problems = append(f.Problems, abortProblem(first, false))
 	case first.Hung:
 		f.Problems = append(f.Problems, hungProblem(first, 0))
-	case first.Err != nil && len(ref.Foreign) == 0:
+	case first.Err != nil && !first.Terminal && len(ref.Foreign) == 0:
 		f.Problems = append(f.Problems, fmt.Sprintf("the job failed on a clean run: %v\n(the reference run must succeed once before twice can compare anything with it)", first.Err))
 	}
 	if len(ref.Foreign) > 0 {

@@ -262,13 +262,16 @@ func (c *checker) playConcurrent(ctx context.Context, sr *scenarioRun, jobID str
 	sr.Interleaving = &interleaving{trace: trace, isolation: c.cfg.conc.isolation, stuck: stuck}
 
 	failed := 0
+	for i := range recs {
+		c.afterAttempt(ctx, &recs[i], false)
+	}
 	for _, rec := range recs {
 		switch {
 		case rec.Panic != "" || rec.Goexit != "":
 			sr.Problems = append(sr.Problems, abortProblem(rec, true))
 		case rec.Hung:
 			sr.Problems = append(sr.Problems, hungProblem(rec, 4*c.cfg.attemptTimeout))
-		case rec.Crashed || rec.Err != nil:
+		case c.outcome(rec) != outcomeDone:
 			failed++
 		}
 	}

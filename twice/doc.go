@@ -24,6 +24,10 @@
 //     [SnapshotOptions], [WithoutDuplicateEnqueue], [AttemptTimeout],
 //     [MaxDeliveries], [Only], [OnServer], [TestName], [KeepFailedDatabase],
 //     [EveryCrashPoint].
+//   - The queue's semantics (queue.go), for queue adapters (package
+//     twiceriver for River) and any other queue: [TerminalError],
+//     [SnoozeError], [AckInJobTransaction], [QueueBookkeeping] (with
+//     [Delivery]), [QueueWords].
 //
 // Long jobs: crash points that leave the same world as an earlier passing
 // one are covered by it ([EveryCrashPoint] plays them all); the quick and

@@ -36,8 +36,9 @@ type config struct {
 	progress *progress
 	// pick, when set, chooses which of the planned scenarios run (a rapid
 	// check draws them); nil runs them all.
-	pick func(all []Scenario) []Scenario
-	conc concurrentConfig // concurrent scenarios: concurrent_options.go
+	pick  func(all []Scenario) []Scenario
+	conc  concurrentConfig // concurrent scenarios: concurrent_options.go
+	queue queueConfig      // the queue's semantics: queue.go
 }
 
 // Defaults.

@@ -139,6 +139,8 @@ func timeline(sr *scenarioRun) string {
 			fmt.Fprintf(&b, "    %3d  %s\n", s.Index, s.Label)
 		}
 		switch {
+		case a.NotDelivered:
+			fmt.Fprintf(&b, "         not delivered: %s\n", a.Note)
 		case a.Panic != "":
 			b.WriteString("         panicked\n")
 		case a.Goexit != "":
@@ -155,6 +157,9 @@ func timeline(sr *scenarioRun) string {
 			fmt.Fprintf(&b, "         returned error: %s\n", oneLine(a.Err.Error()))
 		default:
 			b.WriteString("         done\n")
+		}
+		if a.Note != "" && !a.NotDelivered {
+			fmt.Fprintf(&b, "         %s\n", a.Note)
 		}
 	}
 	return b.String()

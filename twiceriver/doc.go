@@ -1,0 +1,38 @@
+// Package twiceriver checks a River worker (github.com/riverqueue/river) as
+// River runs it, with River's own delivery semantics.
+//
+//	func TestRewardWorker(t *testing.T) {
+//		twiceriver.AssertIdempotent(t, twiceriver.Job[RewardArgs]{Schema: schema, Seed: seed, Args: RewardArgs{OrderID: 9812},
+//			Worker: func(a *twice.Attempt) river.Worker[RewardArgs] { return &RewardWorker{Pool: a.Pool} }})
+//	}
+//
+// River's migrations are applied before the application's schema. Each
+// attempt is a real *river.Job[T] whose row is in river_job as River's
+// producer leaves it (inserted with River's client, running, its attempt
+// counted), and its context carries a real *river.Client on the attempt's
+// pool, never started, so river.ClientFromContext, Insert, InsertTx and
+// river.JobCompleteTx work. The jobs the worker enqueues are compared
+// (kind, args, queue, state, priority, max attempts, tags, unique key);
+// River's bookkeeping columns and the job's own row are not.
+//
+// River's semantics, as twice options (see twice.AckInJobTransaction and
+// the others): a completion committed in the worker's transaction
+// (JobCompleteTx) is the ack, and no scenario runs the job again after it;
+// River completes any other job after Work returns, and a crash before that
+// runs it again, as River's rescuer would. river.JobCancel ends the job;
+// river.JobSnooze is a delivery, not a failure; other errors are retried up
+// to the job's MaxAttempts. Two runs at once are River's rescuer re-running
+// a job stuck past RescueStuckJobsAfter: they are checked only for a worker
+// whose context outlives that (Timeout -1 or longer). Reports say what
+// happened in River's words.
+//
+// Index:
+//   - [Job]: the worker, its args, the schema and seed.
+//   - [Check] (the report), [AssertIdempotent] (Fatalf), [ExpectIdempotent]
+//     (Errorf).
+//   - [Job.Twice]: the twice.Job and River's semantics as twice options, for
+//     twice.Check or a rapid property.
+//
+// The story examples/riverjobs is the loyalty reward and the invoice email
+// as River workers, broken and fixed.
+package twiceriver

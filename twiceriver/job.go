@@ -1,0 +1,130 @@
+package twiceriver
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/twicekit/twicekit/pgfixture"
+	"github.com/twicekit/twicekit/twice"
+)
+
+// Job is a River worker under a check: the job River would run, with the
+// application's schema and the data every scenario starts from.
+type Job[T river.JobArgs] struct {
+	// Name names the job in reports; it defaults to the args' Kind().
+	Name string
+	// Schema is the application's schema; River's own tables (river_job and
+	// the others, from River's migrations) are added before it.
+	Schema pgfixture.Schema
+	// Seed inserts the data every scenario starts from (see twice.Job.Seed).
+	Seed func(ctx context.Context, tx pgx.Tx) error
+	// Args are the job's args, inserted into river_job with River's client
+	// (InsertTx) as a producer would, with InsertOpts (nil: the args' own).
+	Args       T
+	InsertOpts *river.InsertOpts
+	// Worker returns the worker for one attempt, built on the attempt's
+	// handles: its pool (a.Pool, on which River's client runs too), its
+	// mailer, its HTTP client. River calls its Work with a real *river.Job[T]
+	// and a context carrying a real *river.Client.
+	Worker func(a *twice.Attempt) river.Worker[T]
+	// JobTimeout is the client's JobTimeout (river.Config), used when the
+	// worker's Timeout is 0; default river.JobTimeoutDefault (1 minute).
+	JobTimeout time.Duration
+	// RescueStuckJobsAfter is the client's (river.Config); default one hour
+	// (plus JobTimeout when that is set), as River's.
+	RescueStuckJobsAfter time.Duration
+}
+
+// overlapsOff says why River cannot run the job twice at once, or "". Only
+// River's rescuer runs a job that is still running, once it is stuck past
+// RescueStuckJobsAfter; a worker whose context ends before that (its
+// timeout) cannot commit anything after the rescue.
+func (job Job[T]) overlapsOff() string {
+	if job.Worker == nil {
+		return ""
+	}
+	timeout, rescue := job.timeouts()
+	if timeout > 0 && timeout < rescue {
+		return fmt.Sprintf("River's rescuer runs a job again only after RescueStuckJobsAfter (%s), and the worker's context ends after its timeout (%s), before that; give the worker a Timeout of -1 or longer to check it", rescue, timeout)
+	}
+	return ""
+}
+
+// timeouts are the worker's effective timeout (0: none) and River's rescue
+// horizon.
+func (job Job[T]) timeouts() (timeout, rescue time.Duration) {
+	defer func() {
+		if recover() != nil { // a Worker that needs a real attempt: check the overlaps
+			timeout = 0
+		}
+	}()
+	clientTimeout := cmp.Or(job.JobTimeout, river.JobTimeoutDefault)
+	rescue = job.RescueStuckJobsAfter
+	if rescue == 0 {
+		rescue = time.Hour
+		if job.JobTimeout > 0 {
+			rescue += job.JobTimeout
+		}
+	}
+	w := job.Worker(&twice.Attempt{})
+	timeout = w.Timeout(&river.Job[T]{JobRow: &rivertype.JobRow{}, Args: job.Args})
+	switch {
+	case timeout == 0:
+		timeout = clientTimeout
+	case timeout < 0:
+		timeout = 0
+	}
+	return timeout, rescue
+}
+
+// Check checks the worker as River runs it and returns the report; it never
+// fails a test. opts are twice's options, applied after River's semantics.
+func Check[T river.JobArgs](ctx context.Context, job Job[T], opts ...twice.Option) *twice.Report {
+	j, ropts := job.Twice()
+	return twice.Check(ctx, j, append(ropts, opts...)...)
+}
+
+// AssertIdempotent is twice.AssertIdempotent for a River worker: it stops
+// the test (Fatalf) with the report when the worker breaks a promise.
+func AssertIdempotent[T river.JobArgs](tb twice.TB, job Job[T], opts ...twice.Option) {
+	tb.Helper()
+	j, ropts := job.Twice()
+	twice.AssertIdempotent(tb, j, append(ropts, opts...)...)
+}
+
+// ExpectIdempotent is AssertIdempotent that lets the test go on (Errorf);
+// it reports whether the worker kept every promise.
+func ExpectIdempotent[T river.JobArgs](tb twice.TB, job Job[T], opts ...twice.Option) bool {
+	tb.Helper()
+	j, ropts := job.Twice()
+	return twice.ExpectIdempotent(tb, j, append(ropts, opts...)...)
+}
+
+// Twice returns the job as twice sees it and River's delivery semantics as
+// twice options, for twice.Check, twice.AssertIdempotent or a rapid
+// property. The job may be checked any number of times, in parallel too.
+func (job Job[T]) Twice() (twice.Job, []twice.Option) {
+	q := newQueue(job)
+	name := job.Name
+	if name == "" {
+		name = job.Args.Kind()
+	}
+	j := twice.Job{
+		Name: name,
+		// River's tables by rivermigrate itself, then the job's own schema.
+		Schema: pgfixture.Migrations(pgfixture.River(), job.Schema),
+		Seed:   job.Seed,
+		Run:    q.run,
+	}
+	opts := q.options()
+	if why := job.overlapsOff(); why != "" {
+		opts = append(opts, twice.WithoutConcurrency(why))
+	}
+	return j, opts
+}
