@@ -555,7 +555,9 @@ func TestNewKeepsTheDatabaseOfAFailedTest(t *testing.T) {
 	var comment string
 	require.NoError(t, srv.admin.QueryRow(context.Background(),
 		`SELECT shobj_description(oid, 'pg_database') FROM pg_database WHERE datname = $1`, name).Scan(&comment))
-	assert.True(t, strings.HasSuffix(comment, " kept"))
+	kept, _, label := keptInfo(comment)
+	assert.True(t, kept, comment)
+	assert.Equal(t, "TestFails", label, "kept under the test's name, so its next failure replaces it")
 	require.NoError(t, srv.dropDatabase(context.Background(), name))
 
 	// A passing test's database is reset and handed to the next test of the
