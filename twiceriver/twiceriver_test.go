@@ -58,9 +58,9 @@ func deliveries(rep *twice.Report) []string {
 	return out
 }
 
-func check(t *testing.T, job twiceriver.Job[RewardArgs]) *twice.Report {
+func check(t *testing.T, job twiceriver.Job[RewardArgs], opts ...twice.Option) *twice.Report {
 	t.Helper()
-	rep := twiceriver.Check(t.Context(), job)
+	rep := twiceriver.Check(t.Context(), job, opts...)
 	if rep.Err != nil {
 		t.Fatal(rep.Err)
 	}
@@ -78,9 +78,11 @@ const noOverlaps = "\nconcurrent deliveries not checked: River's rescuer runs a 
 
 // The work is an increment, but the points, the follow-up job and the
 // job's completion commit together: the completion is the ack, so River
-// never runs a job again once its work committed.
+// never runs a job again once its work committed. Every crash point plays
+// (EveryCrashPoint: by default those that leave the same world as an
+// earlier one are covered by it).
 func TestTransactionalCompletionPassesEverySequentialAndCrashScenario(t *testing.T) {
-	rep := check(t, rewardJob(RewardWorker{CompleteInTx: true}))
+	rep := check(t, rewardJob(RewardWorker{CompleteInTx: true}), twice.EveryCrashPoint())
 	equal(t, "report", rep.String(), "twice: reward_order: idempotent in 9 scenarios (sequential, crash@1, crash@2, crash@3, crash@4, crash@5, crash@6, crash@end, duplicate-enqueue)"+noOverlaps)
 	equal(t, "deliveries", deliveries(rep), []string{
 		"once job-1:1",
