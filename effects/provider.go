@@ -1,14 +1,12 @@
 package effects
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 )
@@ -85,7 +83,7 @@ type Provider struct {
 	applied  []Effect
 	rejected []Rejection
 	replays  int
-	nextID   int
+	nextID   map[string]int // per id prefix
 }
 
 type remembered struct {
@@ -108,7 +106,7 @@ func NewProvider(log *Log, clock func() time.Time, opts ...ProviderOption) *Prov
 	if clock == nil {
 		clock = time.Now
 	}
-	p := &Provider{log: log, clock: clock, window: DefaultWindow, keys: map[string]*remembered{}}
+	p := &Provider{log: log, clock: clock, window: DefaultWindow, keys: map[string]*remembered{}, nextID: map[string]int{}}
 	for _, o := range opts {
 		o(p)
 	}
@@ -152,40 +150,52 @@ func (p *Provider) Reset() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.keys = map[string]*remembered{}
-	p.applied, p.rejected, p.replays, p.nextID = nil, nil, 0, 0
+	p.applied, p.rejected, p.replays, p.nextID = nil, nil, 0, map[string]int{}
 }
 
 func (p *Provider) serve(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path != PayoutsPath {
-		writeResponse(w, apiError(http.StatusNotFound, "invalid_request_error", "unknown path "+r.URL.Path))
+	res, ok := resourceOf(r.URL.Path)
+	if !ok {
+		writeResponse(w, apiError(http.StatusNotFound, "invalid_request_error", "", "Unrecognized request URL ("+r.Method+": "+r.URL.Path+"). The fake provider serves POST /v1/<resource> and POST /v1/<resource>/<id>[/<action>]."))
 		return
 	}
 	if r.Method != http.MethodPost {
-		writeResponse(w, apiError(http.StatusMethodNotAllowed, "invalid_request_error", "use POST"))
+		writeResponse(w, apiError(http.StatusMethodNotAllowed, "invalid_request_error", "", "use POST: the fake provider serves only requests that change something"))
 		return
 	}
 	origin, err := ParseOrigin(r.Header.Get(OriginHeader))
 	if err != nil {
-		writeResponse(w, apiError(http.StatusBadRequest, "invalid_request_error", err.Error()))
+		writeResponse(w, apiError(http.StatusBadRequest, "invalid_request_error", "", err.Error()))
 		return
 	}
 	raw, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 	if err != nil {
-		writeResponse(w, apiError(http.StatusBadRequest, "invalid_request_error", "reading the body: "+err.Error()))
+		writeResponse(w, apiError(http.StatusBadRequest, "invalid_request_error", "", "reading the body: "+err.Error()))
 		return
 	}
-	fields, canonical, err := canonicalJSON(raw)
+	fields, canonical, err := canonicalBody(r.Header.Get("Content-Type"), raw)
 	if err != nil {
-		writeResponse(w, apiError(http.StatusBadRequest, "invalid_request_error", err.Error()))
+		writeResponse(w, apiError(http.StatusBadRequest, "invalid_request_error", "", err.Error()))
 		return
 	}
 	key := r.Header.Get(IdempotencyKeyHeader)
-	writeResponse(w, p.handle(key, r.Method+" "+r.URL.Path+" "+canonical, canonical, fields, origin))
+	payload := paymentPayload(r.URL.Path, canonical)
+	writeResponse(w, p.handle(key, r.Method+" "+r.URL.Path+" "+canonical, payload, res, fields, origin))
+}
+
+// paymentPayload is the recorded payload of a request: its canonical body,
+// after its path for every path but [PayoutsPath] (whose payload stays the
+// body alone, as it always was).
+func paymentPayload(path, canonical string) string {
+	if path == PayoutsPath {
+		return canonical
+	}
+	return path + " " + canonical
 }
 
 // handle decides and applies one well-formed request under the lock, so
 // requests sharing a key are serialised.
-func (p *Provider) handle(key, fingerprint, canonical string, fields map[string]any, origin Origin) response {
+func (p *Provider) handle(key, fingerprint, payload string, res resource, fields map[string]any, origin Origin) response {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := p.clock()
@@ -203,68 +213,64 @@ func (p *Provider) handle(key, fingerprint, canonical string, fields map[string]
 				resp.header.Set(ReplayedHeader, "true")
 				return resp
 			}
-			p.rejected = append(p.rejected, Rejection{Key: key, First: m.payload, Got: canonical, Origin: origin})
-			return apiError(http.StatusUnprocessableEntity, "idempotency_error", fmt.Sprintf(
+			p.rejected = append(p.rejected, Rejection{Key: key, First: m.payload, Got: payload, Origin: origin})
+			return apiError(http.StatusUnprocessableEntity, "idempotency_error", "", fmt.Sprintf(
 				"Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '%s' if you meant to execute a different request.", key))
 		}
 	}
-	if err := validatePayout(fields); err != nil {
-		return apiError(http.StatusBadRequest, "invalid_request_error", err.Error())
+	if param, err := res.validate(fields); err != nil {
+		return apiError(http.StatusBadRequest, "invalid_request_error", param, err.Error())
 	}
-	p.nextID++
-	out := make(map[string]any, len(fields)+3)
-	for k, v := range fields {
-		out[k] = v
-	}
-	out["id"] = fmt.Sprintf("po_%06d", p.nextID)
-	out["object"] = "payout"
-	out["status"] = "paid"
-	body, _ := json.Marshal(out) // a decoded JSON object always marshals
+	body, _ := json.Marshal(p.object(res, fields, now)) // decoded JSON values always marshal
 	resp := response{status: http.StatusOK, header: http.Header{}, body: append(body, '\n')}
 	resp.header.Set("Content-Type", "application/json")
 	if key != "" {
 		resp.header.Set(IdempotencyKeyHeader, key)
 	}
-	e := recordIn(p.log, Effect{Kind: KindPayment, Key: key, Payload: canonical, Origin: origin})
+	e := recordIn(p.log, Effect{Kind: KindPayment, Key: key, Payload: payload, Origin: origin})
 	p.applied = append(p.applied, e)
 	if key != "" {
-		p.keys[key] = &remembered{fingerprint: fingerprint, payload: canonical, at: now, resp: resp}
+		p.keys[key] = &remembered{fingerprint: fingerprint, payload: payload, at: now, resp: resp}
 	}
 	return resp
 }
 
-func validatePayout(fields map[string]any) error {
-	n, ok := fields["amount"].(json.Number)
-	if !ok {
-		return fmt.Errorf("amount: required, a positive integer")
+// object builds the Stripe-shaped object a request creates (or acts on):
+// the request's fields (but "expand") plus "id", "object", "status" and,
+// for every resource but payouts, "created" (on the provider's clock) and
+// "livemode": false. New ids are numbered per prefix from the last Reset.
+func (p *Provider) object(res resource, fields map[string]any, now time.Time) map[string]any {
+	out := make(map[string]any, len(fields)+5)
+	for k, v := range fields {
+		if k != "expand" {
+			out[k] = v
+		}
 	}
-	if v, err := n.Int64(); err != nil || v <= 0 {
-		return fmt.Errorf("amount: %s is not a positive integer", n)
+	id := res.id
+	if id == "" {
+		p.nextID[res.prefix]++
+		id = fmt.Sprintf("%s_%06d", res.prefix, p.nextID[res.prefix])
 	}
-	return nil
+	out["id"] = id
+	out["object"] = res.object
+	if st := res.status(); st != nil {
+		out["status"] = st
+	}
+	if res.object != "payout" {
+		out["created"] = now.Unix()
+		out["livemode"] = false
+	}
+	return out
 }
 
-// canonicalJSON parses a JSON object and renders it with sorted keys and no
-// spaces, numbers kept as written.
-func canonicalJSON(raw []byte) (map[string]any, string, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var fields map[string]any
-	if err := dec.Decode(&fields); err != nil || fields == nil {
-		return nil, "", fmt.Errorf("the body must be a JSON object")
+// apiError is an error in Stripe's shape: {"error": {"type", "message",
+// and "param" when one parameter is at fault}}.
+func apiError(status int, typ, param, msg string) response {
+	e := map[string]string{"type": typ, "message": msg}
+	if param != "" {
+		e["param"] = param
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, "", fmt.Errorf("the body must be one JSON object")
-	}
-	b, err := json.Marshal(fields)
-	if err != nil {
-		return nil, "", err
-	}
-	return fields, string(b), nil
-}
-
-func apiError(status int, typ, msg string) response {
-	body, _ := json.Marshal(map[string]any{"error": map[string]string{"type": typ, "message": msg}})
+	body, _ := json.Marshal(map[string]any{"error": e})
 	h := http.Header{}
 	h.Set("Content-Type", "application/json")
 	return response{status: status, header: h, body: append(body, '\n')}
@@ -281,15 +287,4 @@ func writeResponse(w http.ResponseWriter, r response) {
 	}
 	w.WriteHeader(r.status)
 	_, _ = w.Write(r.body)
-}
-
-// jsonFields parses a canonical payload back into its fields, or nil.
-func jsonFields(payload string) map[string]any {
-	dec := json.NewDecoder(strings.NewReader(payload))
-	dec.UseNumber()
-	var m map[string]any
-	if dec.Decode(&m) != nil {
-		return nil
-	}
-	return m
 }
