@@ -50,14 +50,14 @@ func (r *Recorder) Do(ctx context.Context, kind, key string, payload any, do fun
 		return fmt.Errorf("effects: %s %s: %w", kind, key, err)
 	}
 	c := Call{Kind: kind, Label: effectLabel(kind, key, p)}
-	return r.apply(ctx, c, func(ctx context.Context, o Origin) (bool, error) {
+	return r.apply(ctx, c, func(ctx context.Context, o Origin) error {
 		if do != nil {
 			if err := do(ctx); err != nil {
-				return false, err
+				return err
 			}
 		}
 		recordIn(r.log, Effect{Kind: kind, Key: key, Payload: p, Origin: o})
-		return true, nil
+		return nil
 	})
 }
 
@@ -97,9 +97,9 @@ func effectLabel(kind, key, payload string) string {
 	return s + " " + strconv.Quote(payload)
 }
 
-// apply runs one gated effect call: Before, do, After. do reports whether
-// the effect was applied; After is asked only then.
-func (r *Recorder) apply(ctx context.Context, c Call, do func(context.Context, Origin) (bool, error)) error {
+// apply runs one gated effect call: Before, do, After. After is asked only
+// when do succeeded (an error from do means nothing was applied).
+func (r *Recorder) apply(ctx context.Context, c Call, do func(context.Context, Origin) error) error {
 	var o Origin
 	if r.gate != nil {
 		var err error
@@ -109,11 +109,10 @@ func (r *Recorder) apply(ctx context.Context, c Call, do func(context.Context, O
 	} else if err := ctx.Err(); err != nil {
 		return fmt.Errorf("effects: %s: refused: %w", c.Label, err)
 	}
-	applied, err := do(ctx, o)
-	if err != nil {
+	if err := do(ctx, o); err != nil {
 		return fmt.Errorf("effects: %s: %w", c.Label, err)
 	}
-	if applied && r.gate != nil {
+	if r.gate != nil {
 		if err := r.gate.After(ctx, c); err != nil {
 			return fmt.Errorf("effects: %s: applied, but the reply was lost: %w", c.Label, err)
 		}

@@ -32,9 +32,9 @@ func NewMailer(log *Log, gate Gate) *Mailer { return &Mailer{rec: NewRecorder(lo
 // gate's, so errors.Is works.
 func (m *Mailer) Send(ctx context.Context, e Email) error {
 	c := Call{Kind: KindEmail, Label: fmt.Sprintf("email to %s: %s", e.To, e.Subject)}
-	return m.rec.apply(ctx, c, func(_ context.Context, o Origin) (bool, error) {
+	return m.rec.apply(ctx, c, func(_ context.Context, o Origin) error {
 		recordIn(m.rec.log, Effect{Kind: KindEmail, Key: e.To, Payload: e.payload(), Origin: o})
-		return true, nil
+		return nil
 	})
 }
 

@@ -22,8 +22,8 @@ func NewWebhookSink(log *Log, gate Gate) *WebhookSink {
 func (w *WebhookSink) Post(ctx context.Context, url string, body []byte) error {
 	c := Call{Kind: KindWebhook, Label: "webhook POST " + url}
 	payload := string(body)
-	return w.rec.apply(ctx, c, func(_ context.Context, o Origin) (bool, error) {
+	return w.rec.apply(ctx, c, func(_ context.Context, o Origin) error {
 		recordIn(w.rec.log, Effect{Kind: KindWebhook, Key: url, Payload: payload, Origin: o})
-		return true, nil
+		return nil
 	})
 }

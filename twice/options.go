@@ -32,6 +32,8 @@ type config struct {
 	// check draws them); nil runs them all.
 	pick func(all []Scenario) []Scenario
 	conc concurrentConfig // concurrent scenarios: concurrent_options.go
+
+	effects effectsConfig // the effect fakes: effects_wiring.go
 }
 
 // Defaults.
