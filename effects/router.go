@@ -75,6 +75,20 @@ func (r *Router) Mount(host string, h http.Handler) error {
 	return nil
 }
 
+// Reset calls Reset on every mounted handler that has that method, in the
+// order of their hosts, so a fake with state (the keys it de-duplicates)
+// starts each scenario afresh, as the provider does.
+func (r *Router) Reset() {
+	for _, host := range r.Hosts() {
+		r.mu.RLock()
+		h := r.hosts[host]
+		r.mu.RUnlock()
+		if rs, ok := h.(interface{ Reset() }); ok {
+			rs.Reset()
+		}
+	}
+}
+
 // Hosts returns the mounted hosts, sorted.
 func (r *Router) Hosts() []string {
 	r.mu.RLock()

@@ -221,7 +221,7 @@ func (c *checker) scenario(ctx context.Context, s Scenario) (*scenarioRun, error
 		return nil, err
 	}
 	c.log.Reset()
-	c.provider.Reset()
+	c.resetEffects()
 	c.mu.Lock()
 	c.clock = c.cfg.start
 	c.foreign = nil

@@ -30,6 +30,10 @@ type hostMount struct {
 // by Idempotency-Key answers a replay with the header
 // "Idempotent-Replayed: true", and that request is not recorded again.
 //
+// Every scenario starts from the same world: when handler has a Reset()
+// method the check calls it before each scenario (as it resets the
+// provider's keys), so a fake that remembers keys forgets them.
+//
 // A request through a.HTTP to a host nobody mounted fails with an error
 // naming the host and this option.
 func HTTPHost(host string, handler http.Handler) Option {
@@ -59,6 +63,13 @@ func (c *checker) wireEffects() error {
 		}
 	}
 	return nil
+}
+
+// resetEffects gives every scenario a fresh world: the provider and the
+// mounted fakes forget what they saw.
+func (c *checker) resetEffects() {
+	c.provider.Reset()
+	c.router.Reset()
 }
 
 // Effect performs one effect of any kind and records it: an SMS, a message
