@@ -87,7 +87,9 @@ func randomStripeKey(*twice.Attempt, string) string {
 	return hex.EncodeToString(b)
 }
 
-func orderKey(_ *twice.Attempt, path string) string { return "order-6735" + strings.ReplaceAll(path, "/", "-") }
+func orderKey(_ *twice.Attempt, path string) string {
+	return "order-6735" + strings.ReplaceAll(path, "/", "-")
+}
 
 const refundPayment = `payment "/v1/refunds {\"amount\":2000,\"charge\":\"ch_6735\"}"`
 
