@@ -182,3 +182,20 @@ func TestRouterNeverReachesTheNetwork(t *testing.T) {
 	assert.Len(t, p.Applied(), 1)
 	c.CloseIdleConnections()
 }
+
+type resettable struct {
+	partner
+	resets int
+}
+
+func (r *resettable) Reset() { r.resets++ }
+
+func TestRouterResetsTheHandlersThatCan(t *testing.T) {
+	r := effects.NewRouter(nil, nil, nil)
+	a, b := &resettable{}, &partner{}
+	require.NoError(t, r.Mount("a.example", a))
+	require.NoError(t, r.Mount("b.example", b))
+	r.Reset()
+	r.Reset()
+	assert.Equal(t, 2, a.resets)
+}
