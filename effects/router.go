@@ -130,9 +130,13 @@ func (t routerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if req.Body != nil {
 			_ = req.Body.Close()
 		}
-		return nil, fmt.Errorf("effects: no fake serves host %q (%s %s): a check never sends a request to the network; "+
+		err := fmt.Errorf("effects: no fake serves host %q (%s %s): a check never sends a request to the network; "+
 			"mount a fake of that API with twice.HTTPHost(%q, handler), or send payments to the fake provider at a.Payments",
 			req.URL.Host, req.Method, req.URL.Path, req.URL.Hostname())
+		if strings.HasSuffix(req.URL.Hostname(), "stripe.com") {
+			err = fmt.Errorf("%w (for stripe-go: stripe.BackendConfig{URL: stripe.String(a.Payments), HTTPClient: a.HTTP})", err)
+		}
+		return nil, err
 	}
 	return r.serve(req, h)
 }

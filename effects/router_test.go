@@ -171,6 +171,10 @@ func TestRouterNeverReachesTheNetwork(t *testing.T) {
 	assert.ErrorContains(t, err, `effects: no fake serves host "`+host+`" (GET /anything): a check never sends a request to the network; mount a fake of that API with twice.HTTPHost("127.0.0.1", handler), or send payments to the fake provider at a.Payments`)
 	_, err = send(t, c, http.MethodPost, "https://api.partner.example/v1/orders", "", "{}")
 	assert.ErrorContains(t, err, `effects: no fake serves host "api.partner.example" (POST /v1/orders)`)
+	_, err = send(t, c, http.MethodPost, "https://api.stripe.com/v1/refunds", "", "amount=1")
+	assert.ErrorContains(t, err, `effects: no fake serves host "api.stripe.com" (POST /v1/refunds): a check never sends a request to the network; `+
+		`mount a fake of that API with twice.HTTPHost("api.stripe.com", handler), or send payments to the fake provider at a.Payments `+
+		`(for stripe-go: stripe.BackendConfig{URL: stripe.String(a.Payments), HTTPClient: a.HTTP})`)
 	require.NoError(t, ln.Close())
 	<-done
 	assert.Zero(t, accepted.Load(), "nothing was sent")
