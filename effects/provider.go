@@ -19,8 +19,9 @@ const (
 	ReplayedHeader = "Idempotent-Replayed"
 )
 
-// PayoutsPath is the provider's one endpoint: POST a JSON object with a
-// positive integer "amount" to create a payout.
+// PayoutsPath is the provider's first endpoint: POST an object with a
+// positive integer "amount" to create a payout. Its recorded payload is the
+// body alone; every other path's payload starts with the path.
 const PayoutsPath = "/v1/payouts"
 
 // DefaultWindow is how long a [Provider] remembers an idempotency key.
@@ -38,26 +39,43 @@ func Window(d time.Duration) ProviderOption { return func(p *Provider) { p.windo
 // had been used with a different request (HTTP 422). Nothing was applied.
 type Rejection struct {
 	Key    string
-	First  string // canonical body of the request that first used Key
-	Got    string // canonical body of the rejected request
+	First  string // recorded payload of the request that first used Key
+	Got    string // recorded payload of the rejected request
 	Origin Origin // who sent the rejected request
 }
 
-// Provider is a fake payment API served over real HTTP on loopback, with
-// the Idempotency-Key semantics that Stripe-like providers document:
+// Provider is a fake payment API in Stripe's dialect, served over real
+// HTTP on loopback, with the Idempotency-Key semantics Stripe documents:
 //
-//   - POST /v1/payouts with a JSON object body; "amount" must be a positive
-//     integer (else 400, nothing applied, nothing remembered). The response
-//     is 200 with the request's fields plus "id" ("po_000001", ...),
-//     "object": "payout" and "status": "paid".
+//   - POST to any /v1/<resource>, /v1/<resource>/<id> or
+//     /v1/<resource>/<id>/<action> path (/v1/payouts, /v1/refunds,
+//     /v1/charges, /v1/payment_intents, /v1/payment_intents/pi_1/confirm,
+//     ...); another path is 404, another method 405, both in Stripe's error
+//     shape {"error": {"type", "message", "param"}}.
+//   - The body is a JSON object or, with Content-Type
+//     application/x-www-form-urlencoded, a form as Stripe's clients send it
+//     (metadata[order]=6735 nests, a[]=x lists, integers and true/false
+//     become numbers and booleans outside metadata): the same parameters
+//     either way are the same request.
+//   - Creating requires "amount" (a positive integer) for payouts, charges,
+//     payment intents and transfers, and "charge" or "payment_intent" for
+//     refunds; any "amount" must be a positive integer (else 400, nothing
+//     applied, nothing remembered).
+//   - The response is 200 with a Stripe-shaped object: the request's fields
+//     (but "expand") plus "id" (numbered per prefix since the last
+//     [Provider.Reset]: "po_000001", "re_000001", "ch_000001",
+//     "pi_000001"; never random), "object" ("payout", "refund", ...),
+//     "status" where Stripe has one ("paid", "succeeded", ...), and, for
+//     every object but payouts, "created" (the provider's clock) and
+//     "livemode": false.
 //   - No Idempotency-Key: applied every time.
 //   - A key seen within the window, with the same request (method, path and
-//     canonical JSON body: field order and spacing do not matter): the first
-//     response is replayed (same status and body, header
+//     canonical body: field order, spacing and encoding do not matter): the
+//     first response is replayed (same status and body, header
 //     Idempotent-Replayed: true) and nothing is applied.
-//   - A key seen within the window, with a different request: 422 with a
-//     JSON error of type "idempotency_error"; nothing is applied; the
-//     request is kept in [Provider.Rejected].
+//   - A key seen within the window, with a different request: 422 with an
+//     error of type "idempotency_error"; nothing is applied; the request is
+//     kept in [Provider.Rejected].
 //   - Keys are remembered for the window (see [Window]) on the clock given
 //     to [NewProvider] (the check's clock, not wall time), then forgotten: a
 //     request with a forgotten key is applied again.
@@ -67,11 +85,11 @@ type Rejection struct {
 //     returned, so the outcome never depends on timing.
 //
 // Each applied request is recorded in the log as Effect{Kind: "payment",
-// Key: <the Idempotency-Key or "">, Payload: <canonical JSON body>}, with
-// the Origin read from the [OriginHeader] set by the client of
-// [Provider.Client]. The provider keeps its own bookkeeping as well
-// ([Provider.Applied], [Provider.Rejected], [Provider.Replays]), apart from
-// the log.
+// Key: <the Idempotency-Key or "">, Payload: <the canonical JSON body, after
+// the path for every path but /v1/payouts>}, with the Origin read from the
+// [OriginHeader] set by the client of [Provider.Client]. The provider keeps
+// its own bookkeeping as well ([Provider.Applied], [Provider.Rejected],
+// [Provider.Replays]), apart from the log.
 type Provider struct {
 	log    *Log
 	clock  func() time.Time
