@@ -44,7 +44,9 @@ func SeedSQL(statements ...string) func(ctx context.Context, tx pgx.Tx) error {
 
 // Attempt is one delivery of one job, with everything the job may touch.
 // Jobs must use these handles and the context they were given; a statement
-// or effect call made any other way is reported, not silently missed.
+// or effect call made any other way is reported, not silently missed. An
+// effect of the job's own kind (an SMS, a published message) goes through
+// [Attempt.Effect].
 type Attempt struct {
 	// JobID is the queue's ID of the job. Redeliveries keep it; a producer
 	// that enqueued the same payload twice gives the copy another ID.
