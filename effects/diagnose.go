@@ -94,12 +94,24 @@ func Diagnose(want, got []Effect, rejected ...Rejection) []string {
 	return out
 }
 
+// payloadPath is the path a payment's payload starts with, or PayoutsPath.
+func payloadPath(payload string) string {
+	if path, _, ok := strings.Cut(payload, " "); ok && strings.HasPrefix(path, "/") {
+		return path
+	}
+	return PayoutsPath
+}
+
 // bodyDiff renders the top-level fields that differ between two canonical
 // JSON bodies, sorted by name: "amount 8400 → 8450, currency inr → usd".
 func bodyDiff(a, b string) string {
 	fa, fb := jsonFields(a), jsonFields(b)
 	if fa == nil || fb == nil {
 		return strconv.Quote(a) + " → " + strconv.Quote(b)
+	}
+	var parts []string
+	if pa, pb := payloadPath(a), payloadPath(b); pa != pb {
+		parts = append(parts, "path "+pa+" → "+pb)
 	}
 	names := map[string]bool{}
 	for k := range fa {
@@ -113,7 +125,6 @@ func bodyDiff(a, b string) string {
 		sorted = append(sorted, k)
 	}
 	sort.Strings(sorted)
-	var parts []string
 	for _, k := range sorted {
 		va, vb := fieldText(fa, k), fieldText(fb, k)
 		if va != vb {

@@ -69,3 +69,71 @@ func ExampleProvider() {
 	// 1 applied
 	// the retry computed a different request (amount 8400 → 8450): store what you computed before acting on it
 }
+
+// Any effect of the app's own kind: kind, key, payload and the function
+// that performs it. The harness passes its gate, which makes each call a
+// point it can crash around.
+func ExampleRecorder_Do() {
+	log := effects.NewLog()
+	rec := effects.NewRecorder(log, nil)
+	ctx := context.Background()
+	_ = rec.Do(ctx, "sms", "+15550100", "Order 6735 has shipped", func(ctx context.Context) error {
+		return nil // the real call: the SMS gateway's client
+	})
+	_ = rec.Do(ctx, "publish", "orders.shipped", map[string]any{"order": 6735}, nil)
+	for _, e := range log.Effects() {
+		fmt.Println(e)
+	}
+	// Output:
+	// #1 sms +15550100 "Order 6735 has shipped" (no origin)
+	// #2 publish orders.shipped "{\"order\":6735}" (no origin)
+}
+
+// A Router sends an attempt's HTTP requests to the handlers mounted by host
+// (and to the provider); a request to any other host never leaves.
+func ExampleRouter() {
+	log := effects.NewLog()
+	r := effects.NewRouter(log, nil, nil)
+	_ = r.Mount("partner.example", http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		_, _ = io.WriteString(w, `{"status":"booked"}`)
+	}))
+	client := r.Client()
+
+	resp, err := client.Post("https://partner.example/v1/bookings", "application/json", strings.NewReader(`{"order": 6735}`))
+	if err == nil {
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		fmt.Println(resp.StatusCode, string(body))
+	}
+	_, err = client.Get("https://api.elsewhere.example/v1/status")
+	fmt.Println(err != nil)
+	for _, e := range log.Effects() {
+		fmt.Println(e)
+	}
+	// Output:
+	// 200 {"status":"booked"}
+	// true
+	// #1 http POST partner.example/v1/bookings "{\"order\":6735}" (no origin)
+}
+
+// The provider speaks Stripe's dialect on every /v1 path: form-encoded
+// bodies as stripe-go sends them, Stripe-shaped objects with numbered ids.
+func ExampleProvider_stripe() {
+	clock := time.Date(2026, 10, 12, 9, 0, 0, 0, time.UTC)
+	p := effects.NewProvider(effects.NewLog(), func() time.Time { return clock })
+	defer p.Close()
+	client := p.Client(nil)
+	req, _ := http.NewRequest(http.MethodPost, p.URL()+"/v1/refunds", strings.NewReader("charge=ch_6735&amount=2000&metadata[order]=6735"))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Idempotency-Key", "refund-order-6735")
+	resp, err := client.Do(req)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	fmt.Print(string(body))
+	// Output:
+	// {"amount":2000,"charge":"ch_6735","created":1791795600,"id":"re_000001","livemode":false,"metadata":{"order":"6735"},"object":"refund","status":"succeeded"}
+}

@@ -1,14 +1,12 @@
 package effects
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 )
@@ -21,8 +19,9 @@ const (
 	ReplayedHeader = "Idempotent-Replayed"
 )
 
-// PayoutsPath is the provider's one endpoint: POST a JSON object with a
-// positive integer "amount" to create a payout.
+// PayoutsPath is the provider's first endpoint: POST an object with a
+// positive integer "amount" to create a payout. Its recorded payload is the
+// body alone; every other path's payload starts with the path.
 const PayoutsPath = "/v1/payouts"
 
 // DefaultWindow is how long a [Provider] remembers an idempotency key.
@@ -40,26 +39,43 @@ func Window(d time.Duration) ProviderOption { return func(p *Provider) { p.windo
 // had been used with a different request (HTTP 422). Nothing was applied.
 type Rejection struct {
 	Key    string
-	First  string // canonical body of the request that first used Key
-	Got    string // canonical body of the rejected request
+	First  string // recorded payload of the request that first used Key
+	Got    string // recorded payload of the rejected request
 	Origin Origin // who sent the rejected request
 }
 
-// Provider is a fake payment API served over real HTTP on loopback, with
-// the Idempotency-Key semantics that Stripe-like providers document:
+// Provider is a fake payment API in Stripe's dialect, served over real
+// HTTP on loopback, with the Idempotency-Key semantics Stripe documents:
 //
-//   - POST /v1/payouts with a JSON object body; "amount" must be a positive
-//     integer (else 400, nothing applied, nothing remembered). The response
-//     is 200 with the request's fields plus "id" ("po_000001", ...),
-//     "object": "payout" and "status": "paid".
+//   - POST to any /v1/<resource>, /v1/<resource>/<id> or
+//     /v1/<resource>/<id>/<action> path (/v1/payouts, /v1/refunds,
+//     /v1/charges, /v1/payment_intents, /v1/payment_intents/pi_1/confirm,
+//     ...); another path is 404, another method 405, both in Stripe's error
+//     shape {"error": {"type", "message", "param"}}.
+//   - The body is a JSON object or, with Content-Type
+//     application/x-www-form-urlencoded, a form as Stripe's clients send it
+//     (metadata[order]=6735 nests, a[]=x lists, integers and true/false
+//     become numbers and booleans outside metadata): the same parameters
+//     either way are the same request.
+//   - Creating requires "amount" (a positive integer) for payouts, charges,
+//     payment intents and transfers, and "charge" or "payment_intent" for
+//     refunds; any "amount" must be a positive integer (else 400, nothing
+//     applied, nothing remembered).
+//   - The response is 200 with a Stripe-shaped object: the request's fields
+//     (but "expand") plus "id" (numbered per prefix since the last
+//     [Provider.Reset]: "po_000001", "re_000001", "ch_000001",
+//     "pi_000001"; never random), "object" ("payout", "refund", ...),
+//     "status" where Stripe has one ("paid", "succeeded", ...), and, for
+//     every object but payouts, "created" (the provider's clock) and
+//     "livemode": false.
 //   - No Idempotency-Key: applied every time.
 //   - A key seen within the window, with the same request (method, path and
-//     canonical JSON body: field order and spacing do not matter): the first
-//     response is replayed (same status and body, header
+//     canonical body: field order, spacing and encoding do not matter): the
+//     first response is replayed (same status and body, header
 //     Idempotent-Replayed: true) and nothing is applied.
-//   - A key seen within the window, with a different request: 422 with a
-//     JSON error of type "idempotency_error"; nothing is applied; the
-//     request is kept in [Provider.Rejected].
+//   - A key seen within the window, with a different request: 422 with an
+//     error of type "idempotency_error"; nothing is applied; the request is
+//     kept in [Provider.Rejected].
 //   - Keys are remembered for the window (see [Window]) on the clock given
 //     to [NewProvider] (the check's clock, not wall time), then forgotten: a
 //     request with a forgotten key is applied again.
@@ -69,11 +85,11 @@ type Rejection struct {
 //     returned, so the outcome never depends on timing.
 //
 // Each applied request is recorded in the log as Effect{Kind: "payment",
-// Key: <the Idempotency-Key or "">, Payload: <canonical JSON body>}, with
-// the Origin read from the [OriginHeader] set by the client of
-// [Provider.Client]. The provider keeps its own bookkeeping as well
-// ([Provider.Applied], [Provider.Rejected], [Provider.Replays]), apart from
-// the log.
+// Key: <the Idempotency-Key or "">, Payload: <the canonical JSON body, after
+// the path for every path but /v1/payouts>}, with the Origin read from the
+// [OriginHeader] set by the client of [Provider.Client]. The provider keeps
+// its own bookkeeping as well ([Provider.Applied], [Provider.Rejected],
+// [Provider.Replays]), apart from the log.
 type Provider struct {
 	log    *Log
 	clock  func() time.Time
@@ -85,7 +101,7 @@ type Provider struct {
 	applied  []Effect
 	rejected []Rejection
 	replays  int
-	nextID   int
+	nextID   map[string]int // per id prefix
 }
 
 type remembered struct {
@@ -108,7 +124,7 @@ func NewProvider(log *Log, clock func() time.Time, opts ...ProviderOption) *Prov
 	if clock == nil {
 		clock = time.Now
 	}
-	p := &Provider{log: log, clock: clock, window: DefaultWindow, keys: map[string]*remembered{}}
+	p := &Provider{log: log, clock: clock, window: DefaultWindow, keys: map[string]*remembered{}, nextID: map[string]int{}}
 	for _, o := range opts {
 		o(p)
 	}
@@ -152,40 +168,52 @@ func (p *Provider) Reset() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.keys = map[string]*remembered{}
-	p.applied, p.rejected, p.replays, p.nextID = nil, nil, 0, 0
+	p.applied, p.rejected, p.replays, p.nextID = nil, nil, 0, map[string]int{}
 }
 
 func (p *Provider) serve(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path != PayoutsPath {
-		writeResponse(w, apiError(http.StatusNotFound, "invalid_request_error", "unknown path "+r.URL.Path))
+	res, ok := resourceOf(r.URL.Path)
+	if !ok {
+		writeResponse(w, apiError(http.StatusNotFound, "invalid_request_error", "", "Unrecognized request URL ("+r.Method+": "+r.URL.Path+"). The fake provider serves POST /v1/<resource> and POST /v1/<resource>/<id>[/<action>]."))
 		return
 	}
 	if r.Method != http.MethodPost {
-		writeResponse(w, apiError(http.StatusMethodNotAllowed, "invalid_request_error", "use POST"))
+		writeResponse(w, apiError(http.StatusMethodNotAllowed, "invalid_request_error", "", "use POST: the fake provider serves only requests that change something"))
 		return
 	}
 	origin, err := ParseOrigin(r.Header.Get(OriginHeader))
 	if err != nil {
-		writeResponse(w, apiError(http.StatusBadRequest, "invalid_request_error", err.Error()))
+		writeResponse(w, apiError(http.StatusBadRequest, "invalid_request_error", "", err.Error()))
 		return
 	}
 	raw, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 	if err != nil {
-		writeResponse(w, apiError(http.StatusBadRequest, "invalid_request_error", "reading the body: "+err.Error()))
+		writeResponse(w, apiError(http.StatusBadRequest, "invalid_request_error", "", "reading the body: "+err.Error()))
 		return
 	}
-	fields, canonical, err := canonicalJSON(raw)
+	fields, canonical, err := canonicalBody(r.Header.Get("Content-Type"), raw)
 	if err != nil {
-		writeResponse(w, apiError(http.StatusBadRequest, "invalid_request_error", err.Error()))
+		writeResponse(w, apiError(http.StatusBadRequest, "invalid_request_error", "", err.Error()))
 		return
 	}
 	key := r.Header.Get(IdempotencyKeyHeader)
-	writeResponse(w, p.handle(key, r.Method+" "+r.URL.Path+" "+canonical, canonical, fields, origin))
+	payload := paymentPayload(r.URL.Path, canonical)
+	writeResponse(w, p.handle(key, r.Method+" "+r.URL.Path+" "+canonical, payload, res, fields, origin))
+}
+
+// paymentPayload is the recorded payload of a request: its canonical body,
+// after its path for every path but [PayoutsPath] (whose payload stays the
+// body alone, as it always was).
+func paymentPayload(path, canonical string) string {
+	if path == PayoutsPath {
+		return canonical
+	}
+	return path + " " + canonical
 }
 
 // handle decides and applies one well-formed request under the lock, so
 // requests sharing a key are serialised.
-func (p *Provider) handle(key, fingerprint, canonical string, fields map[string]any, origin Origin) response {
+func (p *Provider) handle(key, fingerprint, payload string, res resource, fields map[string]any, origin Origin) response {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := p.clock()
@@ -203,68 +231,64 @@ func (p *Provider) handle(key, fingerprint, canonical string, fields map[string]
 				resp.header.Set(ReplayedHeader, "true")
 				return resp
 			}
-			p.rejected = append(p.rejected, Rejection{Key: key, First: m.payload, Got: canonical, Origin: origin})
-			return apiError(http.StatusUnprocessableEntity, "idempotency_error", fmt.Sprintf(
+			p.rejected = append(p.rejected, Rejection{Key: key, First: m.payload, Got: payload, Origin: origin})
+			return apiError(http.StatusUnprocessableEntity, "idempotency_error", "", fmt.Sprintf(
 				"Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '%s' if you meant to execute a different request.", key))
 		}
 	}
-	if err := validatePayout(fields); err != nil {
-		return apiError(http.StatusBadRequest, "invalid_request_error", err.Error())
+	if param, err := res.validate(fields); err != nil {
+		return apiError(http.StatusBadRequest, "invalid_request_error", param, err.Error())
 	}
-	p.nextID++
-	out := make(map[string]any, len(fields)+3)
-	for k, v := range fields {
-		out[k] = v
-	}
-	out["id"] = fmt.Sprintf("po_%06d", p.nextID)
-	out["object"] = "payout"
-	out["status"] = "paid"
-	body, _ := json.Marshal(out) // a decoded JSON object always marshals
+	body, _ := json.Marshal(p.object(res, fields, now)) // decoded JSON values always marshal
 	resp := response{status: http.StatusOK, header: http.Header{}, body: append(body, '\n')}
 	resp.header.Set("Content-Type", "application/json")
 	if key != "" {
 		resp.header.Set(IdempotencyKeyHeader, key)
 	}
-	e := recordIn(p.log, Effect{Kind: KindPayment, Key: key, Payload: canonical, Origin: origin})
+	e := recordIn(p.log, Effect{Kind: KindPayment, Key: key, Payload: payload, Origin: origin})
 	p.applied = append(p.applied, e)
 	if key != "" {
-		p.keys[key] = &remembered{fingerprint: fingerprint, payload: canonical, at: now, resp: resp}
+		p.keys[key] = &remembered{fingerprint: fingerprint, payload: payload, at: now, resp: resp}
 	}
 	return resp
 }
 
-func validatePayout(fields map[string]any) error {
-	n, ok := fields["amount"].(json.Number)
-	if !ok {
-		return fmt.Errorf("amount: required, a positive integer")
+// object builds the Stripe-shaped object a request creates (or acts on):
+// the request's fields (but "expand") plus "id", "object", "status" and,
+// for every resource but payouts, "created" (on the provider's clock) and
+// "livemode": false. New ids are numbered per prefix from the last Reset.
+func (p *Provider) object(res resource, fields map[string]any, now time.Time) map[string]any {
+	out := make(map[string]any, len(fields)+5)
+	for k, v := range fields {
+		if k != "expand" {
+			out[k] = v
+		}
 	}
-	if v, err := n.Int64(); err != nil || v <= 0 {
-		return fmt.Errorf("amount: %s is not a positive integer", n)
+	id := res.id
+	if id == "" {
+		p.nextID[res.prefix]++
+		id = fmt.Sprintf("%s_%06d", res.prefix, p.nextID[res.prefix])
 	}
-	return nil
+	out["id"] = id
+	out["object"] = res.object
+	if st := res.status(); st != nil {
+		out["status"] = st
+	}
+	if res.object != "payout" {
+		out["created"] = now.Unix()
+		out["livemode"] = false
+	}
+	return out
 }
 
-// canonicalJSON parses a JSON object and renders it with sorted keys and no
-// spaces, numbers kept as written.
-func canonicalJSON(raw []byte) (map[string]any, string, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var fields map[string]any
-	if err := dec.Decode(&fields); err != nil || fields == nil {
-		return nil, "", fmt.Errorf("the body must be a JSON object")
+// apiError is an error in Stripe's shape: {"error": {"type", "message",
+// and "param" when one parameter is at fault}}.
+func apiError(status int, typ, param, msg string) response {
+	e := map[string]string{"type": typ, "message": msg}
+	if param != "" {
+		e["param"] = param
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, "", fmt.Errorf("the body must be one JSON object")
-	}
-	b, err := json.Marshal(fields)
-	if err != nil {
-		return nil, "", err
-	}
-	return fields, string(b), nil
-}
-
-func apiError(status int, typ, msg string) response {
-	body, _ := json.Marshal(map[string]any{"error": map[string]string{"type": typ, "message": msg}})
+	body, _ := json.Marshal(map[string]any{"error": e})
 	h := http.Header{}
 	h.Set("Content-Type", "application/json")
 	return response{status: status, header: h, body: append(body, '\n')}
@@ -281,15 +305,4 @@ func writeResponse(w http.ResponseWriter, r response) {
 	}
 	w.WriteHeader(r.status)
 	_, _ = w.Write(r.body)
-}
-
-// jsonFields parses a canonical payload back into its fields, or nil.
-func jsonFields(payload string) map[string]any {
-	dec := json.NewDecoder(strings.NewReader(payload))
-	dec.UseNumber()
-	var m map[string]any
-	if dec.Decode(&m) != nil {
-		return nil
-	}
-	return m
 }

@@ -177,7 +177,7 @@ func TestProviderInvalidRequests(t *testing.T) {
 	require.NoError(t, err)
 	resp.Body.Close()
 	assert.Equal(t, http.StatusMethodNotAllowed, resp.StatusCode)
-	resp, err = c.Post(p.URL()+"/v1/charges", "application/json", strings.NewReader(payout))
+	resp, err = c.Post(p.URL()+"/v2/charges", "application/json", strings.NewReader(payout)) // every /v1 path is served
 	require.NoError(t, err)
 	resp.Body.Close()
 	assert.Equal(t, http.StatusNotFound, resp.StatusCode)

@@ -24,6 +24,9 @@
 //   - [github.com/twicekit/twicekit/examples/payout]: a restaurant payout
 //     through an Idempotency-Key provider: a random key against a key from
 //     the job; a late redrive past the provider's key window.
+//   - [github.com/twicekit/twicekit/examples/refund]: a refund with the real
+//     stripe-go client pointed at the fake provider: stripe-go's own key
+//     (new on every call) against a key from the job.
 //   - [github.com/twicekit/twicekit/examples/orderstatus]: "advance to the
 //     next status" against "make it delivered".
 //   - [github.com/twicekit/twicekit/examples/processedjobs]: a processed_jobs

@@ -85,6 +85,7 @@ func (c *checker) startAttempt(ctx context.Context, w *faults.Worker, jobID stri
 		HTTP:     c.http,
 		Payments: c.provider.URL(),
 		clock:    c.now,
+		recorder: c.recorder,
 	}
 	rctx = context.WithValue(rctx, attemptKey{}, a)
 	ra := &runningAttempt{c: c, worker: w, run: run, rec: attemptRecord{JobID: jobID, Number: number}, done: make(chan attemptResult, 1)}

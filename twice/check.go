@@ -27,6 +27,8 @@ type checker struct {
 	mailer   *effects.Mailer
 	webhooks *effects.WebhookSink
 	http     *http.Client
+	recorder *effects.Recorder // every effect call: effects_wiring.go
+	router   *effects.Router   // behind a.HTTP
 
 	provider *effects.Provider
 
@@ -161,15 +163,10 @@ func newChecker(ctx context.Context, job Job, cfg *config) (*checker, error) {
 			return nil, err
 		}
 	}
-	g := gate{c}
-	c.mailer = effects.NewMailer(c.log, g)
-	c.webhooks = effects.NewWebhookSink(c.log, g)
-	c.provider = effects.NewProvider(c.log, c.now)
-	c.http = c.provider.Client(g)
-	c.onClose(func() {
-		c.http.CloseIdleConnections()
-		c.provider.Close()
-	})
+	if err := c.wireEffects(); err != nil { // effects_wiring.go
+		_ = c.close(ctx, false)
+		return nil, err
+	}
 	return c, nil
 }
 
@@ -267,7 +264,7 @@ func (c *checker) scenario(ctx context.Context, s Scenario) (*scenarioRun, error
 		return nil, err
 	}
 	c.log.Reset()
-	c.provider.Reset()
+	c.resetEffects()
 	c.mu.Lock()
 	c.clock = c.cfg.start
 	c.foreign = nil

@@ -13,6 +13,11 @@
 //
 // Index:
 //   - [Job], [Attempt], [SeedSQL]: the job under test and what one delivery gets.
+//   - Effects: [Attempt.Effect] performs and records an effect of any kind
+//     (an SMS, a published message) with every effect scenario; Attempt.HTTP
+//     routes by host to the Stripe-dialect provider at Attempt.Payments and
+//     to the fakes mounted with [HTTPHost]; Attempt.Mailer and
+//     Attempt.Webhooks are users of the same API.
 //   - [Check]: the pure check; it returns a [Report] and never fails a test.
 //   - [AssertIdempotent] (Fatalf) and [ExpectIdempotent] (Errorf): the same
 //     check for tests, through the small [TB] interface.
@@ -20,7 +25,7 @@
 //     each point, crash after the last point, duplicate enqueue.
 //   - [Report], [Finding]: what broke, with the timeline, the database diff,
 //     the effects diff and the one line that replays it.
-//   - Options: [EffectPolicy], [IgnoreColumns], [Normalize],
+//   - Options: [EffectPolicy], [HTTPHost], [IgnoreColumns], [Normalize],
 //     [SnapshotOptions], [WithoutDuplicateEnqueue], [AttemptTimeout],
 //     [MaxDeliveries], [Only], [OnServer], [TestName], [KeepFailedDatabase],
 //     [EveryCrashPoint].

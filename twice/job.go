@@ -44,7 +44,9 @@ func SeedSQL(statements ...string) func(ctx context.Context, tx pgx.Tx) error {
 
 // Attempt is one delivery of one job, with everything the job may touch.
 // Jobs must use these handles and the context they were given; a statement
-// or effect call made any other way is reported, not silently missed.
+// or effect call made any other way is reported, not silently missed. An
+// effect of the job's own kind (an SMS, a published message) goes through
+// [Attempt.Effect].
 type Attempt struct {
 	// JobID is the queue's ID of the job. Redeliveries keep it; a producer
 	// that enqueued the same payload twice gives the copy another ID.
@@ -59,17 +61,25 @@ type Attempt struct {
 	Mailer *effects.Mailer
 	// Webhooks posts webhooks to a sink without deduplication.
 	Webhooks *effects.WebhookSink
-	// HTTP is the client for the payment provider: an ordinary *http.Client
-	// whose calls are points of the attempt.
+	// HTTP is an ordinary *http.Client whose requests are points of the
+	// attempt, routed by host: to the payment provider at Payments, and to
+	// the fakes mounted with HTTPHost. A request to any other host fails
+	// with an error naming it: a check never reaches the network.
 	HTTP *http.Client
-	// Payments is the base URL of a fake payment provider served over real
-	// HTTP on loopback, with Idempotency-Key semantics as real providers
-	// document them (same key and body: the first response again; same key,
-	// other body: 422; keys remembered 24h on the check's clock). Payouts are
-	// POSTed to Payments + "/v1/payouts" with a JSON body {"amount": N, ...}.
+	// Payments is the base URL of a fake payment provider in Stripe's
+	// dialect, served over real HTTP on loopback (use it through HTTP):
+	// POST to any /v1/... path (/v1/payouts, /v1/refunds, /v1/charges,
+	// /v1/payment_intents, ...), JSON or form-encoded bodies (so stripe-go
+	// works when its backend URL is Payments and its HTTP client is HTTP),
+	// Stripe-shaped objects with ids numbered per scenario (po_000001,
+	// re_000001), errors in Stripe's shape, and Idempotency-Key semantics as
+	// Stripe documents them (same key and request: the first response again,
+	// with Idempotent-Replayed: true; same key, other request: 422; keys
+	// remembered 24h on the check's clock). See effects.Provider.
 	Payments string
 
-	clock func() time.Time
+	clock    func() time.Time
+	recorder *effects.Recorder
 }
 
 // Now is the time on the check's clock: a fixed start that only moves when a

@@ -36,9 +36,10 @@ type config struct {
 	progress *progress
 	// pick, when set, chooses which of the planned scenarios run (a rapid
 	// check draws them); nil runs them all.
-	pick  func(all []Scenario) []Scenario
-	conc  concurrentConfig // concurrent scenarios: concurrent_options.go
-	queue queueConfig      // the queue's semantics: queue.go
+	pick    func(all []Scenario) []Scenario
+	conc    concurrentConfig // concurrent scenarios: concurrent_options.go
+	queue   queueConfig      // the queue's semantics: queue.go
+	effects effectsConfig    // the effect fakes: effects_wiring.go
 }
 
 // Defaults.

@@ -32,6 +32,7 @@ import (
 	"github.com/twicekit/twicekit/examples/payout"
 	"github.com/twicekit/twicekit/examples/processedjobs"
 	"github.com/twicekit/twicekit/examples/receipt"
+	"github.com/twicekit/twicekit/examples/refund"
 	"github.com/twicekit/twicekit/examples/riverjobs"
 	"github.com/twicekit/twicekit/examples/storedresults"
 	"github.com/twicekit/twicekit/pgfixture"
@@ -48,6 +49,7 @@ func stories() []story.Form {
 		receipt.Forms(),
 		invoice.Forms(),
 		payout.Forms(),
+		refund.Forms(),
 		orderstatus.Forms(),
 		processedjobs.Forms(),
 		storedresults.Forms(),
