@@ -16,6 +16,14 @@ import (
 // KindHTTP is the kind of the requests recorded by a [Router]'s hosts.
 const KindHTTP = "http"
 
+// ProviderURL is the base URL under which a [Router] reaches its
+// [Provider] (a.Payments): a name of its own, so that nothing a job prints
+// (an error of its HTTP client, say) carries the provider's loopback port,
+// which changes with every check. The provider's own URL works too.
+const ProviderURL = "http://" + providerHost
+
+const providerHost = "payments.twice.test"
+
 // Router is the HTTP side of an attempt: a client whose requests go by host
 // to the [Provider] or to the http.Handlers mounted with [Router.Mount],
 // and nowhere else. A request to any other host is refused before anything
@@ -68,7 +76,7 @@ func (r *Router) Mount(host string, h http.Handler) error {
 	host = strings.ToLower(host)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, dup := r.hosts[host]; dup || host == r.provider {
+	if _, dup := r.hosts[host]; dup || host == r.provider || host == providerHost {
 		return fmt.Errorf("effects: host %q is mounted twice: mount one handler per host", host)
 	}
 	r.hosts[host] = h
@@ -117,6 +125,11 @@ func (t routerTransport) CloseIdleConnections() {
 func (t routerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	r := t.r
 	host := strings.ToLower(req.URL.Host)
+	if r.toProv != nil && host == providerHost {
+		out := req.Clone(req.Context())
+		out.URL.Host, out.Host = r.provider, r.provider
+		return r.toProv.RoundTrip(out)
+	}
 	if r.toProv != nil && host == r.provider {
 		return r.toProv.RoundTrip(req)
 	}

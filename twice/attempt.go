@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/twicekit/twicekit/effects"
 	"github.com/twicekit/twicekit/faults"
 )
 
@@ -83,7 +84,7 @@ func (c *checker) startAttempt(ctx context.Context, w *faults.Worker, jobID stri
 		Mailer:   c.mailer,
 		Webhooks: c.webhooks,
 		HTTP:     c.http,
-		Payments: c.provider.URL(),
+		Payments: effects.ProviderURL,
 		clock:    c.now,
 		recorder: c.recorder,
 	}

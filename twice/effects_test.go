@@ -106,7 +106,8 @@ func TestStripePathsRunCleanly(t *testing.T) {
 		`/v1/charges {"amount":1500,"currency":"usd","metadata":{"order":"6735"}}`,
 		`/v1/payment_intents {"amount":1500,"confirm":true,"currency":"usd"}`,
 	}, got)
-	require.Equal(t, []string{"sequential", "crash@1", "crash@2", "crash@3", "crash@4", "crash@5", "crash@end", "duplicate-enqueue",
+	// crash@2 (before the first POST) leaves the world crash@1 leaves.
+	require.Equal(t, []string{"sequential", "crash@1", "crash@3", "crash@4", "crash@5", "crash@end", "duplicate-enqueue",
 		"crash-after@2", "reply-lost@2", "crash-after@3", "reply-lost@3", "crash-after@4", "reply-lost@4"}, sequentialTokens(rep))
 }
 
@@ -188,7 +189,8 @@ func TestCustomEffectKind(t *testing.T) {
 
 	rep, tokens = findingTokens(t, job, twice.EffectPolicy("sms", effects.AtLeastOnce))
 	require.Empty(t, tokens, rep.String())
-	require.Equal(t, []string{"sequential", "crash@1", "crash@2", "crash@3", "crash@end", "duplicate-enqueue", "crash-after@2", "reply-lost@2"}, sequentialTokens(rep))
+	// crash@2 (before the SMS) leaves the world crash@1 leaves: covered by it.
+	require.Equal(t, []string{"sequential", "crash@1", "crash@3", "crash@end", "duplicate-enqueue", "crash-after@2", "reply-lost@2"}, sequentialTokens(rep))
 }
 
 // partnerAPI is a user's fake of a partner's API: it records every request

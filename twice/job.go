@@ -67,7 +67,9 @@ type Attempt struct {
 	// with an error naming it: a check never reaches the network.
 	HTTP *http.Client
 	// Payments is the base URL of a fake payment provider in Stripe's
-	// dialect, served over real HTTP on loopback (use it through HTTP):
+	// dialect (effects.ProviderURL, http://payments.twice.test: HTTP routes
+	// it to the fake, served over real HTTP on loopback; the name keeps the
+	// loopback port out of everything a report prints):
 	// POST to any /v1/... path (/v1/payouts, /v1/refunds, /v1/charges,
 	// /v1/payment_intents, ...), JSON or form-encoded bodies (so stripe-go
 	// works when its backend URL is Payments and its HTTP client is HTTP),
