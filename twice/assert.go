@@ -36,6 +36,9 @@ func assertIdempotent(tb TB, fail func(string, ...any), job Job, opts []Option) 
 	}
 	opts = append(append([]Option{TestName(tb.Name()), KeepFailedDatabase()}, opts...), rapidOptions(tb)...)
 	rep := Check(ctx, job, opts...)
+	if len(rep.Nondeterministic) > 0 && verboseTests() {
+		tb.Logf("%s", nondeterministicLine(rep))
+	}
 	if rep.KeptDatabase != "" {
 		tb.Logf("twice: kept the check's database for inspection: %s", rep.KeptDatabase)
 	}

@@ -28,6 +28,7 @@ type config struct {
 	start          time.Time
 	sqlDriver      string
 	redrives       []time.Duration
+	exactValues    bool // ExactValues: volatile.go
 	// pick, when set, chooses which of the planned scenarios run (a rapid
 	// check draws them); nil runs them all.
 	pick func(all []Scenario) []Scenario
