@@ -52,10 +52,11 @@ const (
 )
 
 // A marker stands for a fresh value in compared text until the report
-// numbers it: markOpen kind " " label markClose.
+// numbers it: markOpen kind " " label markClose (printable, so that quoting
+// a payload keeps it).
 const (
-	markOpen  = "\uE000"
-	markClose = "\uE001"
+	markOpen  = "⟦"
+	markClose = "⟧"
 )
 
 var (
@@ -312,18 +313,21 @@ func (sh *shapes) canon(sr *scenarioRun) *canonRun {
 	rowItems := map[string][]int{}
 	for _, t := range tables {
 		for _, r := range sr.Snapshot.Rows(t) {
-			it := freshItem{head: t}
+			it := freshItem{head: t, row: true}
 			for i, col := range r.Columns {
 				v := r.Values[i]
 				it.parts = append(it.parts, freshPart{lit: col + "=", v: -1})
-				if !sh.cols[t][col] || v == "NULL" || sh.stable[t+"\x00"+col+"\x00"+v] {
+				raw := unquote(v)
+				isTime := timeType(sr.Snapshot.ColumnType(t, col))
+				stable := v == "NULL" || sh.stable[t+"\x00"+col+"\x00"+v]
+				random := uuidRe.MatchString(raw) || (isTime && sh.nearWall(v)) // never printed raw
+				if stable || (!sh.cols[t][col] && !random) {
 					it.parts = append(it.parts, freshPart{lit: v, v: -1})
 					continue
 				}
-				raw := unquote(v)
 				kind := freshValue
 				switch {
-				case timeType(sr.Snapshot.ColumnType(t, col)):
+				case isTime:
 					kind = freshTime
 				case uuidRe.MatchString(raw):
 					kind = freshUUID
@@ -421,6 +425,7 @@ type freshGraph struct {
 type freshItem struct {
 	head  string // the table or effect kind
 	parts []freshPart
+	row   bool // a row of the database
 }
 
 // freshPart is literal text (v < 0) or fresh value v.
@@ -459,8 +464,17 @@ func (g *freshGraph) add(it freshItem) int {
 }
 
 // markers labels every fresh value by where it stands, refined through its
-// neighbours; exact labels each by the value itself.
+// neighbours; exact labels each by the value itself. A value in the
+// database is labelled by the rows it stands in alone (effects compare
+// under their policies: an email the policy lets go missing must not change
+// the label of the time it carried); a value only effects carry, by them.
 func (g *freshGraph) markers(exact bool) []string {
+	inRows := make([]bool, len(g.kinds))
+	for v, occ := range g.occ {
+		for _, id := range occ {
+			inRows[v] = inRows[v] || g.items[id].row
+		}
+	}
 	raws := make([]string, len(g.kinds))
 	for raw, i := range g.index {
 		raws[i] = raw
@@ -472,6 +486,9 @@ func (g *freshGraph) markers(exact bool) []string {
 			descs := make([]string, 0, len(g.occ[v]))
 			for _, id := range g.occ[v] {
 				it := g.items[id]
+				if inRows[v] && !it.row {
+					continue
+				}
 				var b strings.Builder
 				b.WriteString(it.head)
 				for _, p := range it.parts {
