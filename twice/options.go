@@ -29,6 +29,7 @@ type config struct {
 	sqlDriver      string
 	redrives       []time.Duration
 	exactValues    bool // ExactValues: volatile.go
+	oneReference   bool // no second clean run (only the benchmark that measures it)
 	// pick, when set, chooses which of the planned scenarios run (a rapid
 	// check draws them); nil runs them all.
 	pick func(all []Scenario) []Scenario

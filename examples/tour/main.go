@@ -32,6 +32,7 @@ import (
 	"github.com/twicekit/twicekit/examples/payout"
 	"github.com/twicekit/twicekit/examples/processedjobs"
 	"github.com/twicekit/twicekit/examples/receipt"
+	"github.com/twicekit/twicekit/examples/shipped"
 	"github.com/twicekit/twicekit/examples/storedresults"
 	"github.com/twicekit/twicekit/pgfixture"
 	"github.com/twicekit/twicekit/twice"
@@ -50,6 +51,7 @@ func stories() []story.Form {
 		orderstatus.Forms(),
 		processedjobs.Forms(),
 		storedresults.Forms(),
+		shipped.Forms(),
 	} {
 		all = append(all, forms...)
 	}
