@@ -274,3 +274,27 @@ func TestAnEffectCarryingAFreshValue(t *testing.T) {
 		`email ann@example.com "Order 11 shipped\nShipped at ‹time 2›.": want 0, got 1 (exactly-once)`,
 	}, got, text)
 }
+
+// A table that differs only in a time the two clean runs agreed on (here
+// a.Now(), moved by a late redrive) gets the hint too, and the time prints
+// exactly.
+func TestATimeOnlyDifferenceGetsAHint(t *testing.T) {
+	t.Parallel()
+	job := twice.Job{Name: "ship at a.Now(), then email", Schema: freshSchema, Seed: freshSeed, Run: func(ctx context.Context, a *twice.Attempt) error {
+		if _, err := a.Pool.Exec(ctx, `UPDATE orders SET status = 'shipped', shipped_at = $1 WHERE id = 11`, a.Now()); err != nil {
+			return err
+		}
+		return a.Mailer.Send(ctx, effects.Email{To: "ann@example.com", Subject: "Order 11 shipped"})
+	}}
+	rep, tokens := findingTokens(t, job, twice.LateRedrive(48*time.Hour), twice.EffectPolicy("email", effects.AtLeastOnce),
+		twice.WithoutConcurrency("sequential is enough"), twice.Only("redrive-48h@2"))
+	require.Equal(t, []string{"redrive-48h@2"}, tokens)
+	f := rep.Findings[0]
+	require.Equal(t, "orders:\n"+
+		"  - (id=11, status='shipped', shipped_at=2026-10-12T09:00:00Z, ship_count=0)\n"+
+		"  + (id=11, status='shipped', shipped_at=2026-10-14T09:00:00Z, ship_count=0)\n",
+		pgfixture.FormatDiff(f.Database))
+	require.Equal(t, []string{"orders differs only in shipped_at (timestamptz): if it comes from the wall clock (now(), time.Now()), " +
+		"take it from a.Now(), the check's clock, which stands still across redeliveries; twice compares by shape only the values that differ between two clean runs, and this one did not"},
+		f.Hints)
+}
