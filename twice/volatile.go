@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -145,7 +146,7 @@ func detectShapes(a, b *scenarioRun, wall, clock [2]time.Time) *shapes {
 	for _, t := range b.Snapshot.Tables() {
 		tables[t] = true
 	}
-	for _, t := range slices.Sorted(mapKeys(tables)) {
+	for _, t := range slices.Sorted(maps.Keys(tables)) {
 		ra, rb := a.Snapshot.Rows(t), b.Snapshot.Rows(t)
 		var cols []string
 		switch {
@@ -208,16 +209,6 @@ func detectShapes(a, b *scenarioRun, wall, clock [2]time.Time) *shapes {
 		}
 	}
 	return sh
-}
-
-func mapKeys[K comparable, V any](m map[K]V) func(func(K) bool) {
-	return func(yield func(K) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 func columnValues(rows []pgfixture.Row, i int) []string {
