@@ -373,9 +373,13 @@ func (sh *shapes) canon(sr *scenarioRun) *canonRun {
 	rows := map[string][]pgfixture.Row{}
 	for _, t := range tables {
 		rows[t] = []pgfixture.Row{}
+		var cols []string
+		if ids := rowItems[t]; len(ids) > 0 {
+			cols = sr.Snapshot.Rows(t)[0].Columns
+		}
 		for _, id := range rowItems[t] {
 			it := g.items[id]
-			r := pgfixture.Row{Columns: sr.Snapshot.Rows(t)[0].Columns}
+			r := pgfixture.Row{Columns: cols}
 			for k := 1; k < len(it.parts); k += 2 {
 				r.Values = append(r.Values, it.parts[k].text(marks))
 			}

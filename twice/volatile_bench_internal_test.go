@@ -75,3 +75,35 @@ func BenchmarkShapeCompare(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSecondReferenceRun is the second clean run alone on a warm
+// checker (reset, seed, one attempt, snapshot, and finding what differs),
+// next to one clean scenario without the finding.
+func BenchmarkSecondReferenceRun(b *testing.B) {
+	ctx := context.Background()
+	for _, job := range []Job{benchJob, shipJob} {
+		c, err := newChecker(ctx, job, newConfig(nil))
+		if err != nil {
+			b.Fatal(err)
+		}
+		ref, err := c.scenario(ctx, Scenario{Kind: Once})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(job.Name+"/clean-run", func(b *testing.B) {
+			for b.Loop() {
+				if _, err := c.scenario(ctx, Scenario{Kind: Once}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(job.Name+"/second-reference", func(b *testing.B) {
+			for b.Loop() {
+				if err := c.secondReference(ctx, ref, &Report{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		_ = c.close(ctx, false)
+	}
+}
