@@ -140,7 +140,8 @@
 // [DB.Reset], [DB.Snapshot], [DB.Close].
 //
 // Snapshots: [Snapshot], [Snapshot.Tables], [Snapshot.Rows],
-// [Snapshot.String], [Row], [IgnoreColumns], [KeepVolatile], [Normalize],
+// [Snapshot.String], [Snapshot.ColumnType], [NewSnapshot], [Row],
+// [IgnoreColumns], [KeepVolatile], [Normalize],
 // [Schemas], [ExcludeRows], [Diff], [TableDiff], [FormatDiff].
 //
 // Environment: TWICE_POSTGRES, TWICE_DATABASE_URL, TWICE_POSTGRES_IMAGE,

@@ -124,3 +124,20 @@ func ExampleStartLocal() {
 	// binaries, which a machine with only Docker lacks;
 	// TestConnectionLimitOnASmallServer runs the same.)
 }
+
+// Rows rewritten from a snapshot (here, a token replaced by a placeholder)
+// compare as a snapshot again.
+func ExampleNewSnapshot() {
+	cols := []string{"email", "token"}
+	want := pgfixture.NewSnapshot(map[string][]pgfixture.Row{"users": {{Columns: cols, Values: []string{"'ann@example.com'", "‹uuid 1›"}}}})
+	got := pgfixture.NewSnapshot(map[string][]pgfixture.Row{"users": {
+		{Columns: cols, Values: []string{"'ann@example.com'", "‹uuid 1›"}},
+		{Columns: cols, Values: []string{"'ann@example.com'", "‹uuid 2›"}},
+	}})
+	fmt.Print(pgfixture.FormatDiff(pgfixture.Diff(want, got)))
+	fmt.Printf("%q\n", got.ColumnType("users", "token")) // only Snapshot reads types
+	// Output:
+	// users:
+	//   + (email='ann@example.com', token=‹uuid 2›)
+	// ""
+}

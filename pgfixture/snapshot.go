@@ -60,6 +60,27 @@ func Schemas(names ...string) SnapshotOption {
 // multiset of rows per table.
 type Snapshot struct {
 	tables map[string][]Row
+	types  map[string]map[string]string // table -> column -> type name
+}
+
+// NewSnapshot makes a snapshot of the given rows (a copy of each table's
+// list, sorted by the rows' printed form), for comparing rows rewritten
+// from snapshots that Snapshot read. It has no column types.
+func NewSnapshot(tables map[string][]Row) *Snapshot {
+	s := &Snapshot{tables: make(map[string][]Row, len(tables))}
+	for t, rows := range tables {
+		rows = append([]Row(nil), rows...)
+		sortRows(rows)
+		s.tables[t] = rows
+	}
+	return s
+}
+
+// ColumnType returns the PostgreSQL type name of a column of a table (as
+// named by Tables), such as "timestamptz", "uuid" or "text"; "" when the
+// snapshot does not know it.
+func (s *Snapshot) ColumnType(table, column string) string {
+	return s.types[table][column]
 }
 
 // Row is one row as printed: NULL prints as NULL, text-like values quoted
@@ -121,6 +142,7 @@ type snapColumn struct {
 	name      string
 	expr      string // SQL expression printing the column as text
 	kind      byte   // 's' quoted, 'b' bool, 'z' timestamptz, 't' timestamp, 'r' raw
+	typeName  string // pg_type.typname
 	normalize func(string) string
 }
 
@@ -139,6 +161,7 @@ type catalogColumn struct {
 	nsp, rel, col string
 	typ           int64
 	cat           string
+	typeName      string
 	volatile      bool
 }
 
@@ -199,7 +222,7 @@ func readCatalog(ctx context.Context, conn *pgxpool.Conn, schemas []string) (*ca
 	if err := conn.QueryRow(ctx, fingerprintSQL).Scan(&cache.fingerprint); err != nil {
 		return nil, err
 	}
-	rows, err := conn.Query(ctx, `SELECT n.nspname, c.relname, coalesce(a.attname::text, ''), coalesce(a.atttypid::int8, 0), coalesce(t.typcategory::text, ''),
+	rows, err := conn.Query(ctx, `SELECT n.nspname, c.relname, coalesce(a.attname::text, ''), coalesce(a.atttypid::int8, 0), coalesce(t.typcategory::text, ''), coalesce(t.typname::text, ''),
 			coalesce(a.attidentity <> '' OR coalesce(pg_get_expr(d.adbin, d.adrelid) ~* $2, false), false)
 		FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 		LEFT JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
@@ -212,7 +235,7 @@ func readCatalog(ctx context.Context, conn *pgxpool.Conn, schemas []string) (*ca
 	}
 	for rows.Next() {
 		var c catalogColumn
-		if err := rows.Scan(&c.nsp, &c.rel, &c.col, &c.typ, &c.cat, &c.volatile); err != nil {
+		if err := rows.Scan(&c.nsp, &c.rel, &c.col, &c.typ, &c.cat, &c.typeName, &c.volatile); err != nil {
 			rows.Close()
 			return nil, err
 		}
@@ -240,7 +263,7 @@ func snapTables(cache *catalogCache, o *snapOpts) []*snapTable {
 		if (cc.volatile && !o.keepVolatile) || anyKey(o.ignore, keys) {
 			continue
 		}
-		sc := snapColumn{name: cc.col, kind: 'r'}
+		sc := snapColumn{name: cc.col, kind: 'r', typeName: cc.typeName}
 		q := pgx.Identifier{cc.col}.Sanitize()
 		sc.expr = "(" + q + ")::text"
 		switch {
@@ -284,7 +307,7 @@ func readRows(ctx context.Context, conn *pgxpool.Conn, tables []*snapTable) (*Sn
 		}
 		batch.Queue(q)
 	}
-	snap := &Snapshot{tables: make(map[string][]Row, len(tables))}
+	snap := &Snapshot{tables: make(map[string][]Row, len(tables)), types: make(map[string]map[string]string, len(tables))}
 	br := conn.SendBatch(ctx, batch)
 	defer br.Close()
 	var fp string
@@ -297,9 +320,12 @@ func readRows(ctx context.Context, conn *pgxpool.Conn, tables []*snapTable) (*Sn
 			return nil, fp, fmt.Errorf("reading %s: %w", t.display, err)
 		}
 		names := make([]string, len(t.cols))
+		types := make(map[string]string, len(t.cols))
 		for i, c := range t.cols {
 			names[i] = c.name
+			types[c.name] = c.typeName
 		}
+		snap.types[t.display] = types
 		var out []Row
 		for rs.Next() {
 			raw := rs.RawValues()

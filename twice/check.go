@@ -56,6 +56,7 @@ type scenarioRun struct {
 	Rejected []effects.Rejection
 	Problems []string
 	numbers  map[string]int
+	shapes   *shapes // the reference's: what differs between two clean runs (volatile.go)
 	// Interleaving is what the scheduler did in a concurrent scenario.
 	Interleaving *interleaving
 }
@@ -207,6 +208,10 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 	first := ref.Attempts[0]
 	if f := referenceFinding(ref, first); f != nil {
 		rep.Findings = append(rep.Findings, *f)
+		return
+	}
+	if err := c.secondReference(ctx, ref, rep); err != nil {
+		rep.Err = err
 		return
 	}
 	scenarios, err := plan(first.Steps, c.cfg, &c.leftOut)

@@ -32,12 +32,16 @@ type Finding struct {
 	run *scenarioRun // what the timeline shows, for the JSON and Markdown reports
 }
 
-// compare checks a scenario against the reference run.
+// compare checks a scenario against the reference run. Values that differ
+// between two clean runs compare by shape and print as placeholders
+// (volatile.go).
 func compare(ref, sr *scenarioRun, cfg *config) *Finding {
+	sh := ref.shapes
+	want, got := sh.canon(ref), sh.canon(sr)
 	f := &Finding{
 		Scenario: sr.Scenario,
-		Database: pgfixture.Diff(ref.Snapshot, sr.Snapshot),
-		Effects:  effects.Compare(ref.Effects, sr.Effects, cfg.policies),
+		Database: pgfixture.Diff(want.snap, got.snap),
+		Effects:  effects.Compare(want.effects, got.effects, cfg.policies),
 		Problems: append([]string(nil), sr.Problems...),
 		Token:    sr.Scenario.Token(),
 	}
@@ -47,16 +51,22 @@ func compare(ref, sr *scenarioRun, cfg *config) *Finding {
 	if len(f.Database) == 0 && len(f.Effects) == 0 && len(f.Problems) == 0 {
 		return nil
 	}
-	f.Hints = effects.Diagnose(ref.Effects, sr.Effects, sr.Rejected...)
+	f.Hints = effects.Diagnose(want.effects, got.effects, got.rejected(sr.Rejected)...)
 	for _, m := range f.Effects {
 		f.Hints = append(f.Hints, effects.Explain(m))
 	}
+	f.Hints = append(f.Hints, sh.timeHints(want, f.Database)...)
 	keys := newKeyAliases(ref, sr)
 	view := keys.run(sr)
+	if sh != nil {
+		view = rewriteRun(view, got.text, got.text)
+		f.Problems, f.Hints = got.texts(f.Problems), got.texts(f.Hints)
+	}
 	f.Problems, f.Hints = keys.texts(f.Problems), keys.texts(f.Hints)
 	f.Headline = headline(f, view)
 	f.Timeline = timeline(view)
 	f.run = view
+	newPlaceholders().number(f)
 	return f
 }
 

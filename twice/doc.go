@@ -25,7 +25,13 @@
 //     each point, crash after the last point, duplicate enqueue.
 //   - [Report], [Finding]: what broke, with the timeline, the database diff,
 //     the effects diff and the one line that replays it.
-//   - Options: [EffectPolicy], [HTTPHost], [IgnoreColumns], [Normalize],
+//   - Values that differ between two clean runs: the reference runs twice;
+//     a column or effect word whose values differ between the two runs (now(),
+//     gen_random_uuid(), time.Now()) is compared by shape (NULL or not, equal
+//     up to one consistent renaming) and printed as ‹time N›, ‹uuid N› or
+//     ‹value N›; [Report].Nondeterministic lists them (logged under -v);
+//     [ExactValues] compares them by value.
+//   - Options: [EffectPolicy], [HTTPHost], [IgnoreColumns], [Normalize], [ExactValues],
 //     [SnapshotOptions], [WithoutDuplicateEnqueue], [AttemptTimeout],
 //     [MaxDeliveries], [Only], [OnServer], [TestName], [KeepFailedDatabase],
 //     [EveryCrashPoint].

@@ -36,6 +36,11 @@ func shortTests() bool {
 	return testing.Testing() && flag.Parsed() && testing.Short()
 }
 
+// verboseTests reports whether this is a test binary run with -v.
+func verboseTests() bool {
+	return testing.Testing() && flag.Parsed() && testing.Verbose()
+}
+
 func runFlag() string {
 	if *runToken != "" {
 		return *runToken

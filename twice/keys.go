@@ -118,17 +118,24 @@ func (k *keyAliases) run(sr *scenarioRun) *scenarioRun {
 	if len(k.alias) == 0 {
 		return sr
 	}
+	return rewriteRun(sr, k.label, k.text)
+}
+
+// rewriteRun returns a copy of sr for printing, with label applied to the
+// labels of its points and text to its errors and outcomes; sr itself is
+// left as it is.
+func rewriteRun(sr *scenarioRun, label, text func(string) string) *scenarioRun {
 	view := *sr
 	view.Attempts = make([]attemptRecord, len(sr.Attempts))
 	for i, a := range sr.Attempts {
 		a.Steps = slices.Clone(a.Steps)
 		for j := range a.Steps {
-			a.Steps[j].Label = k.label(a.Steps[j].Label)
+			a.Steps[j].Label = label(a.Steps[j].Label)
 		}
-		a.CrashAt.Label = k.label(a.CrashAt.Label)
-		a.Reason, a.Panic = k.text(a.Reason), k.text(a.Panic)
+		a.CrashAt.Label = label(a.CrashAt.Label)
+		a.Reason, a.Panic = text(a.Reason), text(a.Panic)
 		if a.Err != nil {
-			a.Err = errors.New(k.text(a.Err.Error()))
+			a.Err = errors.New(text(a.Err.Error()))
 		}
 		view.Attempts[i] = a
 	}
@@ -137,7 +144,7 @@ func (k *keyAliases) run(sr *scenarioRun) *scenarioRun {
 		tr := *it.trace
 		tr.Events = slices.Clone(tr.Events)
 		for i := range tr.Events {
-			tr.Events[i].Step.Label = k.label(tr.Events[i].Step.Label)
+			tr.Events[i].Step.Label = label(tr.Events[i].Step.Label)
 		}
 		itv.trace = &tr
 		view.Interleaving = &itv

@@ -33,7 +33,9 @@ type config struct {
 	everyCrashPoint bool
 	// progress, when set, follows the scenario running (AssertIdempotent
 	// watches it for long checks and go test's -timeout).
-	progress *progress
+	progress     *progress
+	exactValues  bool // ExactValues: volatile.go
+	oneReference bool // no second clean run (only the benchmark that measures it)
 	// pick, when set, chooses which of the planned scenarios run (a rapid
 	// check draws them); nil runs them all.
 	pick    func(all []Scenario) []Scenario

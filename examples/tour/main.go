@@ -34,6 +34,7 @@ import (
 	"github.com/twicekit/twicekit/examples/receipt"
 	"github.com/twicekit/twicekit/examples/refund"
 	"github.com/twicekit/twicekit/examples/riverjobs"
+	"github.com/twicekit/twicekit/examples/shipped"
 	"github.com/twicekit/twicekit/examples/storedresults"
 	"github.com/twicekit/twicekit/pgfixture"
 	"github.com/twicekit/twicekit/twice"
@@ -54,6 +55,7 @@ func stories() []story.Form {
 		processedjobs.Forms(),
 		storedresults.Forms(),
 		riverjobs.Forms(),
+		shipped.Forms(),
 	} {
 		all = append(all, forms...)
 	}

@@ -26,7 +26,7 @@ func TestTour(t *testing.T) {
 	}
 	require.NotContains(t, out.String(), "✗")
 	require.Contains(t, out.String(), "every verdict as expected")
-	for _, story := range []string{"loyalty", "receipt", "invoice", "payout", "refund", "orderstatus", "processedjobs", "storedresults", "riverjobs"} {
+	for _, story := range []string{"loyalty", "receipt", "invoice", "payout", "refund", "orderstatus", "processedjobs", "storedresults", "riverjobs", "shipped"} {
 		require.Contains(t, out.String(), "✓ "+story+"/")
 	}
 }

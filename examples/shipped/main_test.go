@@ -1,0 +1,11 @@
+package shipped_test
+
+import (
+	"testing"
+
+	"github.com/twicekit/twicekit/examples/internal/storytest"
+)
+
+func TestMain(m *testing.M) { storytest.Main(m) }
+
+var check = storytest.Check
