@@ -107,9 +107,9 @@ func hangsOnRedelivery(ctx context.Context, a *twice.Attempt) error {
 // timeout, not one per scenario.
 func TestAHangEndsTheCheck(t *testing.T) {
 	t.Parallel()
-	rep, tokens := findingTokens(t, loyaltyJob("hangs when redelivered", hangsOnRedelivery), twice.AttemptTimeout(200*time.Millisecond))
+	rep, tokens := findingTokens(t, loyaltyJob("hangs when redelivered", hangsOnRedelivery), twice.AttemptTimeout(time.Second))
 	require.Equal(t, []string{"sequential"}, tokens)
 	require.Equal(t, []string{"sequential"}, rep.Tokens(), "nothing runs after the hang")
-	require.Equal(t, []string{"attempt 2 of job-1 hung after point 3 (UPDATE customers SET points = 50 WHERE id = 77): still running after 200ms (AttemptTimeout); its connections were cut and its context cancelled"}, rep.Findings[0].Problems)
+	require.Equal(t, []string{"attempt 2 of job-1 hung after point 3 (UPDATE customers SET points = 50 WHERE id = 77): still running after 1s (AttemptTimeout); its connections were cut and its context cancelled"}, rep.Findings[0].Problems)
 	require.True(t, strings.HasSuffix(rep.String(), "\nnot run after the hang in sequential: 5 more scenarios and the concurrent ones (each would wait out AttemptTimeout the same way; fix the hang, then check again)"), rep.String())
 }

@@ -110,7 +110,7 @@ func TestAdvanceStatusIsFlaggedMakeDeliveredPasses(t *testing.T) {
 func TestBadJobsGetClearMessages(t *testing.T) {
 	t.Parallel()
 	t.Run("hangs", func(t *testing.T) {
-		rep, tokens := findingTokens(t, loyaltyJob("hangs", hangs), twice.AttemptTimeout(200*time.Millisecond))
+		rep, tokens := findingTokens(t, loyaltyJob("hangs", hangs), twice.AttemptTimeout(2*time.Second))
 		require.Equal(t, []string{"once"}, tokens)
 		require.Equal(t, "an attempt hung: the reference run (one clean delivery)", rep.Findings[0].Headline)
 		require.Equal(t, []string{"attempt 1 of job-1 hung after point 1 (SELECT 1); its connections were cut and its context cancelled"}, rep.Findings[0].Problems)

@@ -80,7 +80,9 @@ CREATE TABLE queue (job_id text PRIMARY KEY);`),
 	}
 	rep := twice.Check(context.Background(), job,
 		twice.QueueBookkeeping(enqueue, nil), twice.AckInJobTransaction(acked),
-		twice.WithoutDuplicateEnqueue("one queue row per order"), twice.WithoutConcurrency("shown elsewhere"))
+		twice.WithoutDuplicateEnqueue("one queue row per order"), twice.WithoutConcurrency("shown elsewhere"),
+		twice.EveryCrashPoint()) // every crash point, even those that leave the same world
+
 	fmt.Println(rep.OK(), rep.Tokens())
 	// Output: true [sequential crash@1 crash@2 crash@3 crash@4 crash@end]
 }

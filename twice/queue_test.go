@@ -64,7 +64,7 @@ func TestAckInTheJobsTransaction(t *testing.T) {
 				return err
 			})
 		}}
-	rep := twice.Check(t.Context(), together, queueRows...)
+	rep := twice.Check(t.Context(), together, append(queueRows, twice.EveryCrashPoint())...)
 	if rep.Err != nil || !rep.OK() {
 		t.Fatalf("the ack in the work's transaction was flagged:\n%s", rep)
 	}

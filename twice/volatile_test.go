@@ -84,7 +84,7 @@ func noRawValues(t *testing.T, text string) {
 
 func TestGuardedNowPassesWithNoOptions(t *testing.T) {
 	t.Parallel()
-	rep, tokens := findingTokens(t, freshJob("ship order 11", shipGuardedSQL))
+	rep, tokens := findingTokens(t, freshJob("ship order 11", shipGuardedSQL), twice.EveryCrashPoint())
 	require.Empty(t, tokens, rep.String())
 	require.Equal(t, []string{"orders.shipped_at"}, rep.Nondeterministic)
 	require.Equal(t, []string{"sequential", "crash@1", "crash@2", "crash@3", "crash@end", "duplicate-enqueue"}, withoutConcurrent(rep.Tokens()))
