@@ -131,9 +131,9 @@
 // Connections: [Server.CreateDBReserving], [Server.ReserveConnections],
 // [Server.ExplainRefused], [ControlPoolConns], [ErrConnectionLimit], [ErrTooManyClients].
 //
-// Schemas: [SQL], [FS], [Goose], [GolangMigrate], [River] (River's own
-// migrations through rivermigrate: [RiverMigrator]), [Migrations] (several
-// migrators in order, e.g. River's then the app's), [Migrator],
+// Schemas: [SQL], [FS], [Goose], [GolangMigrate], [Migrations] (several
+// migrators in order, e.g. River's — twiceriver.Migrations() — then the
+// app's), [Migrator],
 // [Schema.Hash], [Schema.Migrate].
 //
 // Databases: [New], [TB], [DB.Name], [DB.URL], [DB.ConnConfig], [DB.Pool],

@@ -13,28 +13,6 @@ import (
 	"github.com/twicekit/twicekit/pgfixture"
 )
 
-// River's migrations applied with rivermigrate to a database of the test's
-// own; its hash names River's version and migrations, so every schema with
-// River shares one template.
-func ExampleRiver() {
-	ctx := context.Background()
-	srv, _ := pgfixture.Shared(ctx)
-	db, err := srv.CreateDB(ctx, pgfixture.SQL(`SELECT 1`))
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	defer db.Close(ctx, false)
-	if err := pgfixture.River().Migrate(ctx, urlOf(db.ConnConfig())); err != nil {
-		fmt.Println(err)
-		return
-	}
-	var n int
-	_ = db.Pool().QueryRow(ctx, `SELECT count(*) FROM river_migration`).Scan(&n)
-	fmt.Println("River migrations applied:", n, "hash length:", len(pgfixture.River().Hash()))
-	// Output: River migrations applied: 8 hash length: 64
-}
-
 // ExcludeRows leaves rows out of a snapshot: here the queue's own row of the
 // job under check, while the job it enqueued stays compared.
 func ExampleExcludeRows() {

@@ -32,6 +32,10 @@
 //     (Errorf).
 //   - [Job.Twice]: the twice.Job and River's semantics as twice options, for
 //     twice.Check or a rapid property.
+//   - [Migrations] ([Migrator]): River's own migrations through rivermigrate,
+//     a pgfixture.Migrator to put before an application's schema with
+//     pgfixture.Migrations. It lives here so that a pgfixture user who does
+//     not use River never compiles it.
 //
 // The story examples/riverjobs is the loyalty reward and the invoice email
 // as River workers, broken and fixed.

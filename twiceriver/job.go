@@ -118,7 +118,7 @@ func (job Job[T]) Twice() (twice.Job, []twice.Option) {
 	j := twice.Job{
 		Name: name,
 		// River's tables by rivermigrate itself, then the job's own schema.
-		Schema: pgfixture.Migrations(pgfixture.River(), job.Schema),
+		Schema: pgfixture.Migrations(Migrations(), job.Schema),
 		Seed:   job.Seed,
 		Run:    q.run,
 	}

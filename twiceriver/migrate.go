@@ -1,4 +1,4 @@
-package pgfixture
+package twiceriver
 
 import (
 	"context"
@@ -13,23 +13,27 @@ import (
 	"github.com/riverqueue/river/rivermigrate"
 )
 
-// riverVersion is the River release whose migrations River() applies; it is
-// the version pinned in go.mod.
+// riverVersion is the River release whose migrations Migrations applies;
+// it is the version pinned in go.mod.
 const riverVersion = "v0.51.2"
 
-// RiverMigrator applies River's own migrations (the main line, every
-// version, as rivermigrate does) to a database. It is a migrator for
-// Migrations: River's tables come first, the application's after them.
-type RiverMigrator struct{}
+// Migrator applies River's own migrations (the main line, every version,
+// as rivermigrate does) to a database. It is a pgfixture.Migrator: with
+// pgfixture.Migrations, River's tables come first, the application's after
+// them. It lives here, not in pgfixture, so that only users of River
+// compile River.
+type Migrator struct{}
 
-// River returns the migrator of River's tables (river_job, river_queue,
-// river_leader, river_migration, ...), applied with River's own rivermigrate
-// through its pgx driver.
-func River() RiverMigrator { return RiverMigrator{} }
+// Migrations returns the migrator of River's tables (river_job,
+// river_queue, river_leader, river_migration, ...), applied with River's own
+// rivermigrate through its pgx driver:
+//
+//	schema := pgfixture.Migrations(twiceriver.Migrations(), pgfixture.FS(appMigrations))
+func Migrations() Migrator { return Migrator{} }
 
 // Hash identifies River's migrations: River's version and every migration's
 // version and SQL. Equal hashes share a template database.
-func (RiverMigrator) Hash() string {
+func (Migrator) Hash() string {
 	h := sha256.New()
 	fmt.Fprintf(h, "river %s\n", riverVersion)
 	for _, m := range riverMigrations() {
@@ -40,18 +44,18 @@ func (RiverMigrator) Hash() string {
 
 // Migrate applies every River migration to the database at url with
 // rivermigrate, and closes its connections.
-func (RiverMigrator) Migrate(ctx context.Context, url string) error {
+func (Migrator) Migrate(ctx context.Context, url string) error {
 	pool, err := pgxpool.New(ctx, url)
 	if err != nil {
-		return fmt.Errorf("pgfixture: River migrations: connecting: %w", err)
+		return fmt.Errorf("twiceriver: River migrations: connecting: %w", err)
 	}
 	defer pool.Close()
 	m, err := rivermigrate.New(riverpgxv5.New(pool), &rivermigrate.Config{Logger: quietLogger()})
 	if err != nil {
-		return fmt.Errorf("pgfixture: River migrations: %w", err)
+		return fmt.Errorf("twiceriver: River migrations: %w", err)
 	}
 	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
-		return fmt.Errorf("pgfixture: River migrations failed: %w", err)
+		return fmt.Errorf("twiceriver: River migrations failed: %w", err)
 	}
 	return nil
 }
