@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
 	"github.com/twicekit/twicekit/examples/internal/story"
 	"github.com/twicekit/twicekit/pgfixture"
 	"github.com/twicekit/twicekit/twice"
@@ -26,8 +28,9 @@ var (
 const determinismSeed = 1
 
 // TestEveryCheckIsDeterministic runs the check of every story form
-// -determinism.runs times (20) and requires the same verdict and the same
-// report text, byte for byte, every time.
+// -determinism.runs times (20) and requires the same verdict, the same
+// report text and the same JSON report, byte for byte, every time; the JSON
+// must follow docs/report-schema.json.
 func TestEveryCheckIsDeterministic(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the determinism check runs every story's check 20 times")
@@ -39,6 +42,10 @@ func TestEveryCheckIsDeterministic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	schema, err := jsonschema.NewCompiler().Compile("../../docs/report-schema.json")
+	if err != nil {
+		t.Fatalf("docs/report-schema.json: %v", err)
+	}
 	forms := stories()
 	texts := make([]string, len(forms))
 	t.Run("story", func(t *testing.T) {
@@ -48,6 +55,9 @@ func TestEveryCheckIsDeterministic(t *testing.T) {
 				first, ok := determinismText(t.Context(), srv, f)
 				if !ok { // the same wrong answer every time is no success
 					t.Fatalf("%s: the check did not say what the story expects:\n%s", f.Title(), first)
+				}
+				if err := validReportJSON(schema, first); err != nil {
+					t.Fatalf("the JSON report of %s does not follow docs/report-schema.json: %v\n%s", f.Title(), err, first)
 				}
 				texts[i] = first
 				for run := 2; run <= *determinismRuns; run++ {
@@ -72,13 +82,33 @@ func TestEveryCheckIsDeterministic(t *testing.T) {
 }
 
 // determinismText is what must not change between runs of a form's check:
-// the verdict line, the scenarios that ran, and the report text; ok tells
-// whether the verdict is the one the story expects.
+// the verdict line, the scenarios that ran, the report text and, after a
+// line "json:", the JSON report; ok tells whether the verdict is the one the
+// story expects.
 func determinismText(ctx context.Context, srv *pgfixture.Server, f story.Form) (text string, ok bool) {
-	opts := append([]twice.Option{twice.OnServer(srv), twice.ScheduleSeed(determinismSeed)}, f.Options...)
+	opts := append([]twice.Option{twice.OnServer(srv), twice.ScheduleSeed(determinismSeed), twice.TestName("TestStory/" + f.Name)}, f.Options...)
 	rep := twice.Check(ctx, f.Job, opts...)
 	ok, verdict := story.Verdict(f, rep)
-	return verdict + "\nscenarios: " + strings.Join(rep.Tokens(), " ") + "\n" + rep.String(), ok
+	js, err := rep.JSON()
+	if err != nil {
+		js = []byte(err.Error())
+	}
+	return verdict + "\nscenarios: " + strings.Join(rep.Tokens(), " ") + "\n" + rep.String() + "\n" + jsonMarker + string(js), ok
+}
+
+const jsonMarker = "json:\n"
+
+// validReportJSON validates the JSON part of a determinism text.
+func validReportJSON(schema *jsonschema.Schema, text string) error {
+	_, js, ok := strings.Cut(text, "\n"+jsonMarker)
+	if !ok {
+		return fmt.Errorf("no JSON report in the text")
+	}
+	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(js))
+	if err != nil {
+		return err
+	}
+	return schema.Validate(inst)
 }
 
 // lineDiff shows the first lines where want and got differ, with context.
