@@ -10,9 +10,10 @@ import (
 	"github.com/twicekit/twicekit/twice"
 )
 
-// TestMarkdownDrawsTheTimeline: the Markdown report of a crash finding and
-// of a concurrent finding (a lock wait and who released it), as golden
-// files: the text report, then a Mermaid sequenceDiagram per finding.
+// TestMarkdownDrawsTheTimeline: the Markdown report of a crash finding, of
+// an interleaving with a lock wait (and who released it) and of an overlap,
+// as golden files: the text report, then a Mermaid sequenceDiagram per
+// finding.
 func TestMarkdownDrawsTheTimeline(t *testing.T) {
 	t.Parallel()
 	crash := twice.Check(context.Background(), ordersJob("receipt: send, then mark", sendThenMark),
@@ -24,6 +25,11 @@ func TestMarkdownDrawsTheTimeline(t *testing.T) {
 		twice.Only("concurrent:A2B2ABA2B3"), twice.TestName("TestRewardOrder"))
 	require.False(t, overlap.OK())
 	golden(t, "concurrent_check_then_act.md", overlap.Markdown())
+
+	paused := twice.Check(context.Background(), ledgerNoUniqueJob("ledger: check, then act", checkThenAct),
+		twice.Only("overlap@2"), twice.TestName("TestRewardOrder"))
+	require.False(t, paused.OK())
+	golden(t, "overlap_check_then_act.md", paused.Markdown())
 }
 
 // TestCoverageSaysWhatAPassRan: the line a passing check logs under -v.
