@@ -19,7 +19,7 @@ import (
 // many times with -determinism.runs=1 and -determinism.out, and compares the
 // files across processes.
 var (
-	determinismRuns = flag.Int("determinism.runs", 20, "how many times TestEveryCheckIsDeterministic runs each story's check in this process")
+	determinismRuns = flag.Int("determinism.runs", 0, "how many times TestEveryCheckIsDeterministic runs each story's check in this process (default 20, 3 under -race)")
 	determinismOut  = flag.String("determinism.out", "", "write every story's verdict and report text (from the first run) to this `file`, for comparison across processes")
 )
 
@@ -28,15 +28,22 @@ var (
 const determinismSeed = 1
 
 // TestEveryCheckIsDeterministic runs the check of every story form
-// -determinism.runs times (20) and requires the same verdict, the same
+// -determinism.runs times (20; 3 under -race, where .ci/determinism covers
+// the rest) and requires the same verdict, the same
 // report text and the same JSON report, byte for byte, every time; the JSON
 // must follow docs/report-schema.json.
 func TestEveryCheckIsDeterministic(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the determinism check runs every story's check 20 times")
 	}
-	if *determinismRuns < 1 {
-		t.Fatalf("-determinism.runs=%d: give at least 1", *determinismRuns)
+	runs := *determinismRuns
+	switch {
+	case runs == 0 && raceDetector:
+		runs = 3
+	case runs == 0:
+		runs = 20
+	case runs < 1:
+		t.Fatalf("-determinism.runs=%d: give at least 1", runs)
 	}
 	srv, err := pgfixture.Shared(t.Context())
 	if err != nil {
@@ -60,7 +67,7 @@ func TestEveryCheckIsDeterministic(t *testing.T) {
 					t.Fatalf("the JSON report of %s does not follow docs/report-schema.json: %v\n%s", f.Title(), err, first)
 				}
 				texts[i] = first
-				for run := 2; run <= *determinismRuns; run++ {
+				for run := 2; run <= runs; run++ {
 					if got, _ := determinismText(t.Context(), srv, f); got != first {
 						t.Fatalf("run %d of %s differs from run 1 (same job, options and seed %d):\n%s",
 							run, f.Title(), determinismSeed, lineDiff(first, got))
