@@ -363,17 +363,17 @@ func holdsSlotAcrossPoint(ctx context.Context, a *twice.Attempt) error {
 func TestStuckOutsidePostgresIsReported(t *testing.T) {
 	t.Parallel()
 	t.Run("mutex", func(t *testing.T) {
-		rep := check(t, loyaltyJob("holds a mutex", holdsMutexAcrossPoint), twice.AttemptTimeout(300*time.Millisecond), twice.Only("concurrent:AB"))
+		rep := check(t, loyaltyJob("holds a mutex", holdsMutexAcrossPoint), twice.AttemptTimeout(2*time.Second), twice.Only("concurrent:AB"))
 		require.Len(t, rep.Findings, 1, rep.String())
 		f := rep.Findings[0]
 		require.Equal(t, "an attempt is stuck: concurrent: two deliveries of the same job at once, interleaved AB (A is the first delivery, B the second)", f.Headline)
-		require.Equal(t, []string{"attempt 2 of job-1 (B) is stuck outside PostgreSQL: for 300ms (AttemptTimeout) it reached no point, did not return and waited on no lock of the other attempt (a mutex, a channel or a sleep shared between attempts?); where the attempts were:\n" +
+		require.Equal(t, []string{"attempt 2 of job-1 (B) is stuck outside PostgreSQL: for 2s (AttemptTimeout) it reached no point, did not return and waited on no lock of the other attempt (a mutex, a channel or a sleep shared between attempts?); where the attempts were:\n" +
 			"    attempt 1 of job-1 (A): waiting for the scheduler before point 1 (SELECT 1)\n" +
 			"    attempt 2 of job-1 (B): running before its first point\n" +
 			"  the check crashed both attempts (connections cut, contexts cancelled) and did not redeliver"}, f.Problems)
 	})
 	t.Run("channel", func(t *testing.T) {
-		rep := check(t, loyaltyJob("holds a slot", holdsSlotAcrossPoint), twice.AttemptTimeout(300*time.Millisecond))
+		rep := check(t, loyaltyJob("holds a slot", holdsSlotAcrossPoint), twice.AttemptTimeout(2*time.Second))
 		require.Len(t, rep.Findings, 1, rep.String())
 		f := rep.Findings[0]
 		require.Equal(t, "concurrent:A", f.Token, "stuck before the first decision")

@@ -159,7 +159,7 @@ func hangsInStatementSQL(ctx context.Context, a *twice.Attempt) error {
 func TestSQLDriverHungStatementIsCutOff(t *testing.T) {
 	t.Parallel()
 	rep, tokens := findingTokens(t, loyaltyJob("hangs in a statement (lib/pq)", hangsInStatementSQL), libpq,
-		twice.AttemptTimeout(300*time.Millisecond))
+		twice.AttemptTimeout(2*time.Second))
 	require.Equal(t, []string{"once"}, tokens)
 	require.Contains(t, rep.Findings[0].Headline, "an attempt hung")
 	require.Equal(t, []string{"attempt 1 of job-1 hung after point 2 (SELECT pg_sleep(30)); its connections were cut and its context cancelled"}, rep.Findings[0].Problems)
