@@ -12,28 +12,6 @@ import (
 	"github.com/twicekit/twicekit/faults"
 )
 
-// attemptRecord is what the check saw of one attempt.
-type attemptRecord struct {
-	JobID   string
-	Number  int
-	Steps   []faults.Step
-	Crashed bool
-	CrashAt faults.Step // Index 0: between points
-	Reason  string
-	Err     error
-	Panic   string // the panic value and cleaned stack
-	Goexit  string // where the job ended its goroutine (t.FailNow, runtime.Goexit)
-	Hung    bool
-	Leaked  bool // the job did not return even after its context was cancelled
-	AckLost bool // crashed after returning, before the ack
-
-	// What the queue made of it (queue.go).
-	Acked        bool   // the ack had committed in the job's own transaction
-	Terminal     bool   // returned an error that ends the job
-	NotDelivered bool   // the queue would not deliver it (Note says why)
-	Note         string // the queue's words, printed under the attempt
-}
-
 type attemptKey struct{}
 
 // origin of the effect calls made with ctx.
@@ -49,7 +27,7 @@ const graceAfterCancel = 2 * time.Second
 // runAttempt runs one delivery of the job on the check's worker and waits
 // for it (at most the attempt timeout). ackLost crashes the attempt after its
 // job function returned, before the ack.
-func (c *checker) runAttempt(ctx context.Context, jobID string, number int, plan faults.Plan, ackLost bool) attemptRecord {
+func (c *checker) runAttempt(ctx context.Context, jobID string, number int, plan faults.Plan, ackLost bool) AttemptRecord {
 	rec := c.startAttempt(ctx, c.worker, jobID, number, plan).wait(c.cfg.attemptTimeout, ackLost)
 	c.afterAttempt(ctx, &rec, ackLost)
 	return rec
@@ -60,11 +38,11 @@ type runningAttempt struct {
 	c      *checker
 	worker *faults.Worker
 	run    *faults.Run
-	rec    attemptRecord
-	done   chan attemptResult
+	rec    AttemptRecord
+	done   chan attemptExit
 }
 
-type attemptResult struct {
+type attemptExit struct {
 	err    error
 	panic  string
 	goexit string
@@ -89,26 +67,26 @@ func (c *checker) startAttempt(ctx context.Context, w *faults.Worker, jobID stri
 		recorder: c.recorder,
 	}
 	rctx = context.WithValue(rctx, attemptKey{}, a)
-	ra := &runningAttempt{c: c, worker: w, run: run, rec: attemptRecord{JobID: jobID, Number: number}, done: make(chan attemptResult, 1)}
+	ra := &runningAttempt{c: c, worker: w, run: run, rec: AttemptRecord{JobID: jobID, Number: number}, done: make(chan attemptExit, 1)}
 	if skip != "" {
 		ra.rec.NotDelivered, ra.rec.Note = true, skip
-		ra.done <- attemptResult{}
+		ra.done <- attemptExit{}
 		return ra
 	}
 	go func() {
 		returned := false
 		defer func() {
 			if p := recover(); p != nil {
-				ra.done <- attemptResult{panic: fmt.Sprintf("panic: %v\n%s", p, cleanStack(string(debug.Stack())))}
+				ra.done <- attemptExit{panic: fmt.Sprintf("panic: %v\n%s", p, cleanStack(string(debug.Stack())))}
 			} else if !returned {
 				// Neither a return nor a panic: runtime.Goexit, which is
 				// what t.FailNow, t.Fatal and testify's require call.
-				ra.done <- attemptResult{goexit: goexitSite(string(debug.Stack()))}
+				ra.done <- attemptExit{goexit: goexitSite(string(debug.Stack()))}
 			}
 		}()
 		err := c.job.Run(rctx, a)
 		returned = true
-		ra.done <- attemptResult{err: err}
+		ra.done <- attemptExit{err: err}
 	}()
 	return ra
 }
@@ -118,10 +96,10 @@ func (ra *runningAttempt) Run() *faults.Run { return ra.run }
 
 // wait waits for the job function to return, at most timeout; an attempt
 // still running then is crashed and reported as hung.
-func (ra *runningAttempt) wait(timeout time.Duration, ackLost bool) attemptRecord {
+func (ra *runningAttempt) wait(timeout time.Duration, ackLost bool) AttemptRecord {
 	rec := ra.rec
 	timer := time.NewTimer(timeout)
-	var res attemptResult
+	var res attemptExit
 	select {
 	case res = <-ra.done:
 		timer.Stop()
@@ -141,7 +119,7 @@ func (ra *runningAttempt) wait(timeout time.Duration, ackLost bool) attemptRecor
 		rec.AckLost = true
 	}
 	ra.run.Finish()
-	rec.Steps = ra.run.Steps()
+	rec.Points = ra.run.Steps()
 	rec.Crashed, rec.CrashAt, rec.Reason = ra.run.Crashed()
 	rec.Err, rec.Panic, rec.Goexit = res.err, res.panic, res.goexit
 	if rec.Crashed {

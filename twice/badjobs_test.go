@@ -57,9 +57,9 @@ func TestGoexitInsideAnAttempt(t *testing.T) {
 		f := rep.Findings[0]
 		require.Equal(t, "the job ended its goroutine: the reference run (one clean delivery)", f.Headline)
 		require.Len(t, f.Problems, 1)
-		require.Regexp(t, `^attempt 1 of job-1 called t\.FailNow \(or runtime\.Goexit\) at badjobs_test\.go:\d+: return an error from Run instead `, f.Problems[0])
+		require.Regexp(t, `^attempt 1 of job-1 called t\.FailNow \(or runtime\.Goexit\) at badjobs_test\.go:\d+: return an error from Run instead `, f.Problems[0].Text)
 		line := lineOf(t, "require.NoError(outerT{}")
-		require.Contains(t, f.Problems[0], " at badjobs_test.go:"+line+": ")
+		require.Contains(t, f.Problems[0].Text, " at badjobs_test.go:"+line+": ")
 		require.Contains(t, f.Timeline, "called t.FailNow (runtime.Goexit)")
 	})
 	t.Run("on redelivery", func(t *testing.T) {
@@ -68,7 +68,7 @@ func TestGoexitInsideAnAttempt(t *testing.T) {
 		f := rep.Findings[0]
 		require.Equal(t, "the job ended its goroutine: sequential: the ack was lost and the same job was delivered again", f.Headline)
 		require.Equal(t, []string{"attempt 2 of job-1 called t.FailNow (or runtime.Goexit) at badjobs_test.go:" + lineOf(t, "outerT{}.FailNow()") +
-			": return an error from Run instead (t.Fatal, t.FailNow and testify's require end the goroutine they run on, which is the attempt's, not the test's; the check stops here)"}, f.Problems)
+			": return an error from Run instead (t.Fatal, t.FailNow and testify's require end the goroutine they run on, which is the attempt's, not the test's; the check stops here)"}, problems(f))
 	})
 }
 
@@ -110,6 +110,6 @@ func TestAHangEndsTheCheck(t *testing.T) {
 	rep, tokens := findingTokens(t, loyaltyJob("hangs when redelivered", hangsOnRedelivery), twice.AttemptTimeout(time.Second))
 	require.Equal(t, []string{"sequential"}, tokens)
 	require.Equal(t, []string{"sequential"}, rep.Tokens(), "nothing runs after the hang")
-	require.Equal(t, []string{"attempt 2 of job-1 hung after point 3 (UPDATE customers SET points = 50 WHERE id = 77): still running after 1s (AttemptTimeout); its connections were cut and its context cancelled"}, rep.Findings[0].Problems)
+	require.Equal(t, []string{"attempt 2 of job-1 hung after point 3 (UPDATE customers SET points = 50 WHERE id = 77): still running after 1s (AttemptTimeout); its connections were cut and its context cancelled"}, problems(rep.Findings[0]))
 	require.True(t, strings.HasSuffix(rep.String(), "\nnot run after the hang in sequential: 5 more scenarios and the concurrent ones (each would wait out AttemptTimeout the same way; fix the hang, then check again)"), rep.String())
 }

@@ -77,8 +77,8 @@ func BenchmarkScenario(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if a := sr.Attempts[0]; len(a.Steps) != 6 || a.Err != nil {
-				b.Fatalf("want a clean 6-point attempt, got %d points, err %v", len(a.Steps), a.Err)
+			if a := sr.Attempts[0]; len(a.Points) != 6 || a.Err != nil {
+				b.Fatalf("want a clean 6-point attempt, got %d points, err %v", len(a.Points), a.Err)
 			}
 		}
 	})

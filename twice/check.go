@@ -46,21 +46,6 @@ type checker struct {
 	queueErr error    // the first error of a queue hook (queue.go)
 }
 
-// scenarioRun is what the check saw of one scenario.
-type scenarioRun struct {
-	Scenario Scenario
-	Attempts []attemptRecord
-	Snapshot *pgfixture.Snapshot
-	Effects  []effects.Effect
-	Foreign  []string
-	Rejected []effects.Rejection
-	Problems []string
-	numbers  map[string]int
-	shapes   *shapes // the reference's: what differs between two clean runs (volatile.go)
-	// Interleaving is what the scheduler did in a concurrent scenario.
-	Interleaving *interleaving
-}
-
 func (c *checker) now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -206,7 +191,9 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 	}()
 	rep.Reference = ref
 	first := ref.Attempts[0]
+	ref.Verdict = Kept
 	if f := referenceFinding(ref, first); f != nil {
+		ref.Verdict = Broken
 		rep.Findings = append(rep.Findings, *f)
 		return
 	}
@@ -214,7 +201,7 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 		rep.Err = err
 		return
 	}
-	scenarios, err := plan(first.Steps, c.cfg, &c.leftOut)
+	scenarios, err := plan(first.Points, c.cfg, &c.leftOut)
 	if err != nil {
 		rep.Err = err
 		return
@@ -223,7 +210,7 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 		scenarios = c.cfg.pick(scenarios)
 	}
 	for i, s := range scenarios {
-		s.Of = len(first.Steps)
+		s.Of = len(first.Points)
 		if crashes.skip(s) {
 			continue
 		}
@@ -232,11 +219,7 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 			rep.Err = err
 			return
 		}
-		rep.Scenarios = append(rep.Scenarios, sr)
-		f := compare(ref, sr, c.cfg)
-		if f != nil {
-			rep.Findings = append(rep.Findings, *f)
-		}
+		f := rep.add(sr, compare(ref, sr, c.cfg))
 		crashes.ran(s, f != nil)
 		if sr.hung() {
 			left, concurrentLeft := len(scenarios)-i-1, c.cfg.concurrentMayRun() && c.cfg.only == ""
@@ -252,16 +235,25 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 		return
 	}
 	for _, sr := range concurrent {
-		rep.Scenarios = append(rep.Scenarios, sr)
-		if f := compare(ref, sr, c.cfg); f != nil {
-			rep.Findings = append(rep.Findings, *f)
-		}
+		rep.add(sr, compare(ref, sr, c.cfg))
 	}
+}
+
+// add records a scenario that ran and its finding (nil: it kept every
+// promise), and returns the finding.
+func (r *Report) add(sr *ScenarioRun, f *Finding) *Finding {
+	r.Scenarios = append(r.Scenarios, sr)
+	sr.Verdict = Kept
+	if f != nil {
+		sr.Verdict = Broken
+		r.Findings = append(r.Findings, *f)
+	}
+	return f
 }
 
 // scenario resets the database, seeds it, plays the scenario and records the
 // outcome.
-func (c *checker) scenario(ctx context.Context, s Scenario) (*scenarioRun, error) {
+func (c *checker) scenario(ctx context.Context, s Scenario) (*ScenarioRun, error) {
 	if err := c.db.Reset(ctx); err != nil {
 		return nil, fmt.Errorf("twice: internal error: resetting the database: %w", err)
 	}
@@ -277,7 +269,7 @@ func (c *checker) scenario(ctx context.Context, s Scenario) (*scenarioRun, error
 	c.worker.TakeForeign()
 
 	c.cfg.progress.start(c.job.Name, s.Token())
-	sr := &scenarioRun{Scenario: s, numbers: map[string]int{}}
+	sr := &ScenarioRun{Scenario: s, numbers: map[string]int{}}
 	const job1, job2 = "job-1", "job-2"
 	switch s.Kind {
 	case Once:
@@ -319,7 +311,7 @@ func (c *checker) scenario(ctx context.Context, s Scenario) (*scenarioRun, error
 	return sr, nil
 }
 
-func (c *checker) next(sr *scenarioRun, jobID string) int {
+func (c *checker) next(sr *ScenarioRun, jobID string) int {
 	sr.numbers[jobID]++
 	return sr.numbers[jobID]
 }
@@ -328,12 +320,12 @@ func (c *checker) next(sr *scenarioRun, jobID string) int {
 // the job until an attempt succeeds, as an at-least-once queue does. The
 // first attempt runs under first; ackLost crashes it after it returns. It
 // reports whether the job ended acknowledged.
-func (c *checker) deliver(ctx context.Context, sr *scenarioRun, jobID string, first faults.Plan, ackLost bool) bool {
+func (c *checker) deliver(ctx context.Context, sr *ScenarioRun, jobID string, first faults.Plan, ackLost bool) bool {
 	return c.deliverOn(ctx, sr, c.worker, jobID, first, ackLost)
 }
 
 // deliverOn is deliver on worker w.
-func (c *checker) deliverOn(ctx context.Context, sr *scenarioRun, w *faults.Worker, jobID string, first faults.Plan, ackLost bool) bool {
+func (c *checker) deliverOn(ctx context.Context, sr *ScenarioRun, w *faults.Worker, jobID string, first faults.Plan, ackLost bool) bool {
 	snoozes := 0
 	for n := 1; n <= c.cfg.maxDeliveries; n++ {
 		p, lost := faults.Plan{}, false
@@ -372,7 +364,8 @@ func (c *checker) deliverOn(ctx context.Context, sr *scenarioRun, w *faults.Work
 	if last.Err != nil {
 		why = "it returned: " + last.Err.Error()
 	}
-	sr.Problems = append(sr.Problems, fmt.Sprintf("%s never succeeded: the queue gave up after %d deliveries; the last time %s", jobID, c.cfg.maxDeliveries, why))
+	sr.Problems = append(sr.Problems, Problem{Kind: ProblemGaveUp, Attempt: jobID,
+		Text: fmt.Sprintf("%s never succeeded: the queue gave up after %d deliveries; the last time %s", jobID, c.cfg.maxDeliveries, why)})
 	return false
 }
 

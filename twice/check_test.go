@@ -113,12 +113,15 @@ func TestBadJobsGetClearMessages(t *testing.T) {
 		rep, tokens := findingTokens(t, loyaltyJob("hangs", hangs), twice.AttemptTimeout(2*time.Second))
 		require.Equal(t, []string{"once"}, tokens)
 		require.Equal(t, "an attempt hung: the reference run (one clean delivery)", rep.Findings[0].Headline)
-		require.Equal(t, []string{"attempt 1 of job-1 hung after point 1 (SELECT 1); its connections were cut and its context cancelled"}, rep.Findings[0].Problems)
+		require.Equal(t, []string{"attempt 1 of job-1 hung after point 1 (SELECT 1); its connections were cut and its context cancelled"}, problems(rep.Findings[0]))
+		require.Equal(t, twice.ProblemHung, rep.Findings[0].Problems[0].Kind)
+		require.Equal(t, "attempt 1 of job-1", rep.Findings[0].Problems[0].Attempt)
 	})
 	t.Run("panics", func(t *testing.T) {
 		rep, tokens := findingTokens(t, loyaltyJob("panics", panics))
 		require.Equal(t, []string{"once"}, tokens)
-		p := rep.Findings[0].Problems[0]
+		p := rep.Findings[0].Problems[0].Text
+		require.Equal(t, twice.ProblemPanic, rep.Findings[0].Problems[0].Kind)
 		require.True(t, strings.HasPrefix(p, "attempt 1 of job-1 panicked:\n  panic: assignment to entry in nil map\n"), p)
 		require.Contains(t, p, "twice_test.panics(...)\n          jobs_test.go:")
 	})
@@ -131,7 +134,7 @@ func TestBadJobsGetClearMessages(t *testing.T) {
 	t.Run("never succeeds", func(t *testing.T) {
 		rep, tokens := findingTokens(t, loyaltyJob("fails", failsEveryTime), twice.Only("sequential"))
 		require.Equal(t, []string{"sequential"}, tokens)
-		require.Equal(t, []string{"job-1 never succeeded: the queue gave up after 5 deliveries; the last time it returned: payment provider unavailable (delivery 6)"}, rep.Findings[0].Problems)
+		require.Equal(t, []string{"job-1 never succeeded: the queue gave up after 5 deliveries; the last time it returned: payment provider unavailable (delivery 6)"}, problems(rep.Findings[0]))
 	})
 	t.Run("seed fails", func(t *testing.T) {
 		job := loyaltyJob("bad seed", ledgerCTE)

@@ -22,27 +22,27 @@ type Finding struct {
 	Database []pgfixture.TableDiff
 	// Effects lists the effects whose counts break their policy.
 	Effects []effects.Mismatch
-	// Problems lists panics, hangs, give-ups and foreign contexts, in words.
-	Problems []string
+	// Problems lists panics, hangs, give-ups and foreign contexts.
+	Problems []Problem
 	// Hints say which way the job chose to be wrong and how to fix it.
 	Hints []string
 	// Token replays exactly this scenario (-twice.run=TOKEN).
 	Token string
 
-	run *scenarioRun // what the timeline shows, for the JSON and Markdown reports
+	run *ScenarioRun // what the timeline shows, for the JSON and Markdown reports
 }
 
 // compare checks a scenario against the reference run. Values that differ
 // between two clean runs compare by shape and print as placeholders
 // (volatile.go).
-func compare(ref, sr *scenarioRun, cfg *config) *Finding {
+func compare(ref, sr *ScenarioRun, cfg *config) *Finding {
 	sh := ref.shapes
 	want, got := sh.canon(ref), sh.canon(sr)
 	f := &Finding{
 		Scenario: sr.Scenario,
 		Database: pgfixture.Diff(want.snap, got.snap),
 		Effects:  effects.Compare(want.effects, got.effects, cfg.policies),
-		Problems: append([]string(nil), sr.Problems...),
+		Problems: append([]Problem(nil), sr.Problems...),
 		Token:    sr.Scenario.Token(),
 	}
 	if len(sr.Foreign) > 0 {
@@ -60,9 +60,9 @@ func compare(ref, sr *scenarioRun, cfg *config) *Finding {
 	view := keys.run(sr)
 	if sh != nil {
 		view = rewriteRun(view, got.text, got.text)
-		f.Problems, f.Hints = got.texts(f.Problems), got.texts(f.Hints)
+		f.Problems, f.Hints = rewriteProblems(f.Problems, got.texts), got.texts(f.Hints)
 	}
-	f.Problems, f.Hints = keys.texts(f.Problems), keys.texts(f.Hints)
+	f.Problems, f.Hints = rewriteProblems(f.Problems, keys.texts), keys.texts(f.Hints)
 	f.Headline = headline(f, view)
 	f.Timeline = timeline(view)
 	f.run = view
@@ -71,7 +71,7 @@ func compare(ref, sr *scenarioRun, cfg *config) *Finding {
 }
 
 // referenceFinding reports a job that cannot even run once cleanly.
-func referenceFinding(ref *scenarioRun, first attemptRecord) *Finding {
+func referenceFinding(ref *ScenarioRun, first AttemptRecord) *Finding {
 	f := &Finding{Scenario: ref.Scenario, Token: ref.Scenario.Token()}
 	switch {
 	case first.Panic != "" || first.Goexit != "":
@@ -79,7 +79,8 @@ func referenceFinding(ref *scenarioRun, first attemptRecord) *Finding {
 	case first.Hung:
 		f.Problems = append(f.Problems, hungProblem(first, 0))
 	case first.Err != nil && !first.Terminal && len(ref.Foreign) == 0:
-		f.Problems = append(f.Problems, fmt.Sprintf("the job failed on a clean run: %v\n(the reference run must succeed once before twice can compare anything with it)", first.Err))
+		f.Problems = append(f.Problems, Problem{Kind: ProblemCleanRunFailed, Attempt: attemptName(first),
+			Text: fmt.Sprintf("the job failed on a clean run: %v\n(the reference run must succeed once before twice can compare anything with it)", first.Err)})
 	}
 	if len(ref.Foreign) > 0 {
 		f.Problems = append(f.Problems, foreignProblem(ref.Foreign))
@@ -93,7 +94,7 @@ func referenceFinding(ref *scenarioRun, first attemptRecord) *Finding {
 	return f
 }
 
-func headline(f *Finding, sr *scenarioRun) string {
+func headline(f *Finding, sr *ScenarioRun) string {
 	var promises []string
 	add := func(p string) {
 		for _, q := range promises {
@@ -104,22 +105,7 @@ func headline(f *Finding, sr *scenarioRun) string {
 		promises = append(promises, p)
 	}
 	for _, p := range f.Problems {
-		switch {
-		case strings.Contains(p, " panicked"):
-			add("the job panicked")
-		case strings.Contains(p, "runtime.Goexit"):
-			add("the job ended its goroutine")
-		case strings.Contains(p, " hung "):
-			add("an attempt hung")
-		case strings.Contains(p, " is stuck "):
-			add("an attempt is stuck")
-		case strings.Contains(p, "never succeeded"):
-			add("the job never succeeded")
-		case strings.Contains(p, "not the attempt's"):
-			add("the job bypassed its handles")
-		case strings.Contains(p, "failed on a clean run"):
-			add("the job failed on a clean run")
-		}
+		add(p.Kind.promise())
 	}
 	if len(f.Database) > 0 || len(f.Effects) > 0 {
 		add("not idempotent")
@@ -129,26 +115,26 @@ func headline(f *Finding, sr *scenarioRun) string {
 
 // crashLabel is the label of the point the scenario's fault hit: the point a
 // crash refused, or the effect point whose apply or reply it struck.
-func crashLabel(sr *scenarioRun) string {
+func crashLabel(sr *ScenarioRun) string {
 	for _, a := range sr.Attempts {
 		if a.Crashed && a.CrashAt.Index > 0 {
 			return a.CrashAt.Label
 		}
 	}
-	if p := sr.Scenario.Point; p > 0 && len(sr.Attempts) > 0 && p <= len(sr.Attempts[0].Steps) {
-		return sr.Attempts[0].Steps[p-1].Label
+	if p := sr.Scenario.Point; p > 0 && len(sr.Attempts) > 0 && p <= len(sr.Attempts[0].Points) {
+		return sr.Attempts[0].Points[p-1].Label
 	}
 	return ""
 }
 
-func attemptName(a attemptRecord) string {
+func attemptName(a AttemptRecord) string {
 	return fmt.Sprintf("attempt %d of %s", a.Number, a.JobID)
 }
 
-func hungProblem(a attemptRecord, timeout time.Duration) string {
+func hungProblem(a AttemptRecord, timeout time.Duration) Problem {
 	where := "before its first point"
-	if n := len(a.Steps); n > 0 {
-		where = fmt.Sprintf("after point %d (%s)", n, a.Steps[n-1].Label)
+	if n := len(a.Points); n > 0 {
+		where = fmt.Sprintf("after point %d (%s)", n, a.Points[n-1].Label)
 	}
 	s := fmt.Sprintf("%s hung %s", attemptName(a), where)
 	if timeout > 0 {
@@ -158,17 +144,17 @@ func hungProblem(a attemptRecord, timeout time.Duration) string {
 	if a.Leaked {
 		s += ", and it still did not return: it waits on something other than its context (a channel, a mutex, time.Sleep)"
 	}
-	return s
+	return Problem{Kind: ProblemHung, Attempt: attemptName(a), Text: s}
 }
 
-func foreignProblem(labels []string) string {
+func foreignProblem(labels []string) Problem {
 	var b strings.Builder
 	b.WriteString("the job used a context that is not the attempt's; these calls were refused:")
 	for _, l := range labels {
 		b.WriteString("\n    " + l)
 	}
 	b.WriteString("\n  pass the ctx the job was given to every query and effect call (not context.Background() or a context of your own)")
-	return b.String()
+	return Problem{Kind: ProblemForeignContext, Text: b.String()}
 }
 
 func indent(s, prefix string) string {

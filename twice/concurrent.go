@@ -31,7 +31,7 @@ type concurrency struct {
 // once. Unless ExploreAllInterleavings, it stops at the first scenario that
 // breaks a promise. Inside rapid.Check (where every drawn input runs a
 // whole check) only the overlaps run, unless ConcurrencyBudget is given.
-func (c *checker) runConcurrent(ctx context.Context, ref *scenarioRun) ([]*scenarioRun, error) {
+func (c *checker) runConcurrent(ctx context.Context, ref *ScenarioRun) ([]*ScenarioRun, error) {
 	cc := c.cfg.conc
 	if c.cfg.only != "" && !isConcurrentToken(c.cfg.only) {
 		return nil, nil
@@ -42,7 +42,7 @@ func (c *checker) runConcurrent(ctx context.Context, ref *scenarioRun) ([]*scena
 		}
 		return nil, nil
 	}
-	n := len(ref.Attempts[0].Steps)
+	n := len(ref.Attempts[0].Points)
 	if c.cfg.only != "" {
 		s, ch, err := parseConcurrentToken(c.cfg.only, n)
 		if err != nil {
@@ -52,7 +52,7 @@ func (c *checker) runConcurrent(ctx context.Context, ref *scenarioRun) ([]*scena
 		if err != nil {
 			return nil, err
 		}
-		return []*scenarioRun{sr}, nil
+		return []*ScenarioRun{sr}, nil
 	}
 	if n == 0 {
 		return nil, nil // nothing the attempts do can interleave
@@ -64,19 +64,19 @@ func (c *checker) runConcurrent(ctx context.Context, ref *scenarioRun) ([]*scena
 	// Inside rapid.Check every drawn input runs a whole check: only the
 	// overlaps run there, unless ConcurrencyBudget asks for more.
 	overlapsOnly := c.cfg.pick != nil && cc.budget == nil
-	var out []*scenarioRun
+	var out []*ScenarioRun
 	seen := map[string]bool{}
 	stop := false
-	keep := func(sr *scenarioRun) {
-		seen[sr.Interleaving.trace.Token()] = true
+	keep := func(sr *ScenarioRun) {
+		seen[sr.interleaving.trace.Token()] = true
 		out = append(out, sr)
 		if !cc.all && compare(ref, sr, c.cfg) != nil {
 			stop = true
 		}
 	}
-	overlaps := keepPoints(ref.Attempts[0].Steps, n-1, 0)
+	overlaps := keepPoints(ref.Attempts[0].Points, n-1, 0)
 	if caps, ok := capsFor(budget); ok {
-		overlaps = keepPoints(ref.Attempts[0].Steps, n-1, caps.overlaps)
+		overlaps = keepPoints(ref.Attempts[0].Points, n-1, caps.overlaps)
 	}
 	c.leftOut.overlaps, c.leftOut.overlapPoints = len(overlaps), n-1
 	for _, k := range overlaps {
@@ -98,7 +98,7 @@ func (c *checker) runConcurrent(ctx context.Context, ref *scenarioRun) ([]*scena
 		if err != nil {
 			return nil, err
 		}
-		t := sr.Interleaving.trace
+		t := sr.interleaving.trace
 		if seen[t.Token()] {
 			return t, nil
 		}
@@ -139,7 +139,7 @@ func parseConcurrentToken(token string, n int) (Scenario, concurrent.Chooser, er
 
 // playScenario plays one concurrent scenario under the schedule ch, on the
 // database reset and seeded as for every scenario.
-func (c *checker) playScenario(ctx context.Context, s Scenario, ch concurrent.Chooser) (*scenarioRun, error) {
+func (c *checker) playScenario(ctx context.Context, s Scenario, ch concurrent.Chooser) (*ScenarioRun, error) {
 	if err := c.concurrentWorkers(); err != nil {
 		return nil, err
 	}
@@ -152,7 +152,7 @@ func (c *checker) playScenario(ctx context.Context, s Scenario, ch concurrent.Ch
 	if s.Kind == Concurrent && s.Schedule == "" {
 		// The interleaving that ran, as a token that replays it. A run that
 		// got stuck before its first decision replays under any schedule.
-		sr.Scenario.Schedule = cmp.Or(sr.Interleaving.trace.Token(), "A")
+		sr.Scenario.Schedule = cmp.Or(sr.interleaving.trace.Token(), "A")
 	}
 	for _, w := range c.conc.workers {
 		if w != c.worker {
@@ -210,7 +210,7 @@ func (c *checker) concurrentWorkers() error {
 // then redelivers, one after the other, the attempts that crashed or
 // returned an error (the losers of a unique violation, a serialization
 // failure or a deadlock), as the queue would.
-func (c *checker) playConcurrent(ctx context.Context, sr *scenarioRun, jobID string) error {
+func (c *checker) playConcurrent(ctx context.Context, sr *ScenarioRun, jobID string) error {
 	k := c.conc
 	sched := concurrent.New(concurrent.Config{
 		Attempts:   len(k.workers),
@@ -219,7 +219,7 @@ func (c *checker) playConcurrent(ctx context.Context, sr *scenarioRun, jobID str
 		StuckAfter: c.cfg.attemptTimeout,
 	})
 	ras := make([]*runningAttempt, len(k.workers))
-	recs := make([]attemptRecord, len(ras))
+	recs := make([]AttemptRecord, len(ras))
 	done := make([]atomic.Bool, len(ras))
 	var wg sync.WaitGroup
 	start := func(i int) {
@@ -259,7 +259,7 @@ func (c *checker) playConcurrent(ctx context.Context, sr *scenarioRun, jobID str
 		}
 	}
 	sr.Attempts = append(sr.Attempts, recs...)
-	sr.Interleaving = &interleaving{trace: trace, isolation: c.cfg.conc.isolation, stuck: stuck}
+	sr.interleaving = &interleaving{trace: trace, isolation: c.cfg.conc.isolation, stuck: stuck}
 
 	failed := 0
 	for i := range recs {

@@ -60,7 +60,7 @@ func BenchmarkInterleavings(b *testing.B) {
 		if len(sr.Problems) > 0 {
 			b.Fatalf("%s: %v", sr.Scenario.Token(), sr.Problems)
 		}
-		if e.Record(sr.Interleaving.trace) {
+		if e.Record(sr.interleaving.trace) {
 			distinct++
 		} else {
 			distinct++

@@ -19,7 +19,7 @@ type interleaving struct {
 // timeline prints the concurrent attempts in two columns, one point a row in
 // the order the scheduler released them, with the lock waits it saw, then
 // the redeliveries one after the other.
-func (it *interleaving) timeline(sr *scenarioRun) string {
+func (it *interleaving) timeline(sr *ScenarioRun) string {
 	n := it.trace.Attempts
 	if n > len(sr.Attempts) {
 		n = len(sr.Attempts)
@@ -102,7 +102,7 @@ func (it *interleaving) timeline(sr *scenarioRun) string {
 	}
 	if len(later) > 0 {
 		b.WriteString("  then redelivered, one after the other:\n")
-		seq := timeline(&scenarioRun{Attempts: later})
+		seq := timeline(&ScenarioRun{Attempts: later})
 		b.WriteString(indent(strings.TrimPrefix(seq, "timeline:\n"), "  "))
 	}
 	return b.String()
@@ -120,7 +120,7 @@ func shorten(s string, n int) string {
 }
 
 // outcome is how an attempt ended, in the words of the sequential timeline.
-func outcome(a attemptRecord) string {
+func outcome(a AttemptRecord) string {
 	switch {
 	case a.Panic != "":
 		return "panicked"
@@ -139,7 +139,7 @@ func outcome(a attemptRecord) string {
 }
 
 // stuckProblem says which attempts were stuck and where every attempt was.
-func stuckProblem(e *concurrent.StuckError, recs []attemptRecord, after time.Duration) string {
+func stuckProblem(e *concurrent.StuckError, recs []AttemptRecord, after time.Duration) Problem {
 	name := func(i int) string {
 		if i < len(recs) {
 			return fmt.Sprintf("%s (%s)", attemptName(recs[i]), concurrent.Letter(i))
@@ -156,7 +156,7 @@ func stuckProblem(e *concurrent.StuckError, recs []attemptRecord, after time.Dur
 		fmt.Fprintf(&b, "\n    %s: %s", name(p.Attempt), position(p))
 	}
 	b.WriteString("\n  the check crashed both attempts (connections cut, contexts cancelled) and did not redeliver")
-	return b.String()
+	return Problem{Kind: ProblemStuck, Text: b.String()}
 }
 
 func position(p concurrent.Position) string {

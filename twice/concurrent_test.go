@@ -215,7 +215,7 @@ func TestCheckThenActWithUniqueConstraintPasses(t *testing.T) {
 	require.NoError(t, atts[0].Err)
 	require.Equal(t, "23505", sqlState(atts[1].Err), "B lost on the unique violation: %v", atts[1].Err)
 	require.NoError(t, atts[2].Err)
-	require.Len(t, atts[2].Steps, 3, "the redelivery: BEGIN, the check that finds the row, COMMIT")
+	require.Len(t, atts[2].Points, 3, "the redelivery: BEGIN, the check that finds the row, COMMIT")
 	tl, ok := rep.Timeline(race)
 	require.True(t, ok)
 	require.Contains(t, tl, "... blocked on A")
@@ -370,15 +370,15 @@ func TestStuckOutsidePostgresIsReported(t *testing.T) {
 		require.Equal(t, []string{"attempt 2 of job-1 (B) is stuck outside PostgreSQL: for 2s (AttemptTimeout) it reached no point, did not return and waited on no lock of the other attempt (a mutex, a channel or a sleep shared between attempts?); where the attempts were:\n" +
 			"    attempt 1 of job-1 (A): waiting for the scheduler before point 1 (SELECT 1)\n" +
 			"    attempt 2 of job-1 (B): running before its first point\n" +
-			"  the check crashed both attempts (connections cut, contexts cancelled) and did not redeliver"}, f.Problems)
+			"  the check crashed both attempts (connections cut, contexts cancelled) and did not redeliver"}, problems(f))
 	})
 	t.Run("channel", func(t *testing.T) {
 		rep := check(t, loyaltyJob("holds a slot", holdsSlotAcrossPoint), twice.AttemptTimeout(2*time.Second))
 		require.Len(t, rep.Findings, 1, rep.String())
 		f := rep.Findings[0]
 		require.Equal(t, "concurrent:A", f.Token, "stuck before the first decision")
-		require.Contains(t, f.Problems[0], "attempt 2 of job-1 (B) is stuck outside PostgreSQL")
-		require.Contains(t, f.Problems[0], "attempt 1 of job-1 (A): waiting for the scheduler before point 1 (SELECT 1)")
+		require.Contains(t, f.Problems[0].Text, "attempt 2 of job-1 (B) is stuck outside PostgreSQL")
+		require.Contains(t, f.Problems[0].Text, "attempt 1 of job-1 (A): waiting for the scheduler before point 1 (SELECT 1)")
 		require.Contains(t, f.Timeline, "STUCK (outside PostgreSQL)")
 		require.Contains(t, rep.String(), "replay: TWICE_RUN=concurrent:A")
 	})

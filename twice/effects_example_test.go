@@ -58,7 +58,7 @@ func ExampleHTTPHost() {
 	fmt.Println(rep.Reference.Effects[0].Kind, rep.Reference.Effects[0].Key, rep.Reference.Effects[0].Payload)
 
 	rep = twice.Check(ctx, orderJob("book elsewhere", run("https://api.carrier.example")), quick)
-	problem, _, _ := strings.Cut(rep.Findings[0].Problems[0], ": a check never")
+	problem, _, _ := strings.Cut(rep.Findings[0].Problems[0].Text, ": a check never")
 	fmt.Println(problem)
 	// Output:
 	// http POST carrier.example/v1/bookings {"order":6735}

@@ -286,7 +286,7 @@ func TestUnmountedHostFailsClearly(t *testing.T) {
 	require.Equal(t, []string{"once"}, tokens)
 	require.Equal(t, []string{`the job failed on a clean run: Post "https://api.partner.example/v2/shipments": effects: no fake serves host "api.partner.example" (POST /v2/shipments): ` +
 		`a check never sends a request to the network; mount a fake of that API with twice.HTTPHost("api.partner.example", handler), or send payments to the fake provider at a.Payments` +
-		"\n(the reference run must succeed once before twice can compare anything with it)"}, rep.Findings[0].Problems)
+		"\n(the reference run must succeed once before twice can compare anything with it)"}, problems(rep.Findings[0]))
 
 	rep = twice.Check(context.Background(), orderJob("bad mount", shipOrder("https://partner.example", "")), twice.HTTPHost("https://partner.example", &partnerAPI{}))
 	require.EqualError(t, rep.Err, `twice: HTTPHost: effects: mount "https://partner.example": give the host alone (such as "partner.example"), without scheme or path`)

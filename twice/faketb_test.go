@@ -3,6 +3,8 @@ package twice_test
 import (
 	"fmt"
 	"strings"
+
+	"github.com/twicekit/twicekit/twice"
 )
 
 // fakeTB records what an assertion did, with Errorf and Fatalf apart.
@@ -27,4 +29,13 @@ func (f *fakeTB) Fatalf(format string, args ...any) {
 
 func (f *fakeTB) String() string {
 	return "errors: " + strings.Join(f.errors, "\n---\n") + "\nfatals: " + strings.Join(f.fatals, "\n---\n")
+}
+
+// problems is the text of a finding's problems, as the report prints them.
+func problems(f twice.Finding) []string {
+	var out []string
+	for _, p := range f.Problems {
+		out = append(out, p.Text)
+	}
+	return out
 }

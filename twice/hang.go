@@ -3,7 +3,7 @@ package twice
 import "fmt"
 
 // hung reports whether an attempt of the scenario hung.
-func (sr *scenarioRun) hung() bool {
+func (sr *ScenarioRun) hung() bool {
 	for _, a := range sr.Attempts {
 		if a.Hung {
 			return true
@@ -15,7 +15,7 @@ func (sr *scenarioRun) hung() bool {
 // stoppedAfterHang says which scenarios a check left out after the first
 // hung attempt: every later one would likely wait out the attempt timeout
 // the same way, so a hanging job costs one timeout, not one per scenario.
-func stoppedAfterHang(sr *scenarioRun, left int, concurrentLeft bool) string {
+func stoppedAfterHang(sr *ScenarioRun, left int, concurrentLeft bool) string {
 	what := fmt.Sprintf("%d more scenarios", left)
 	switch {
 	case left == 1:

@@ -27,7 +27,7 @@ type keyAliases struct {
 // minBareKey is the shortest key replaced in free text.
 const minBareKey = 8
 
-func newKeyAliases(ref, sr *scenarioRun) *keyAliases {
+func newKeyAliases(ref, sr *ScenarioRun) *keyAliases {
 	stable := map[string]bool{}
 	eachKey(ref, func(key string) { stable[key] = true })
 	k := &keyAliases{alias: map[string]string{}}
@@ -46,9 +46,9 @@ func newKeyAliases(ref, sr *scenarioRun) *keyAliases {
 
 // eachKey calls f with the key of every payment point of the run, attempt
 // by attempt.
-func eachKey(sr *scenarioRun, f func(key string)) {
+func eachKey(sr *ScenarioRun, f func(key string)) {
 	for _, a := range sr.Attempts {
-		for _, s := range a.Steps {
+		for _, s := range a.Points {
 			if m := keyInLabel.FindStringSubmatch(s.Label); m != nil {
 				f(m[1])
 			}
@@ -114,7 +114,7 @@ func (k *keyAliases) texts(list []string) []string {
 
 // run returns a copy of sr for printing, with the keys of its labels,
 // errors and outcomes replaced; sr itself is left as it is.
-func (k *keyAliases) run(sr *scenarioRun) *scenarioRun {
+func (k *keyAliases) run(sr *ScenarioRun) *ScenarioRun {
 	if len(k.alias) == 0 {
 		return sr
 	}
@@ -124,13 +124,13 @@ func (k *keyAliases) run(sr *scenarioRun) *scenarioRun {
 // rewriteRun returns a copy of sr for printing, with label applied to the
 // labels of its points and text to its errors and outcomes; sr itself is
 // left as it is.
-func rewriteRun(sr *scenarioRun, label, text func(string) string) *scenarioRun {
+func rewriteRun(sr *ScenarioRun, label, text func(string) string) *ScenarioRun {
 	view := *sr
-	view.Attempts = make([]attemptRecord, len(sr.Attempts))
+	view.Attempts = make([]AttemptRecord, len(sr.Attempts))
 	for i, a := range sr.Attempts {
-		a.Steps = slices.Clone(a.Steps)
-		for j := range a.Steps {
-			a.Steps[j].Label = label(a.Steps[j].Label)
+		a.Points = slices.Clone(a.Points)
+		for j := range a.Points {
+			a.Points[j].Label = label(a.Points[j].Label)
 		}
 		a.CrashAt.Label = label(a.CrashAt.Label)
 		a.Reason, a.Panic = text(a.Reason), text(a.Panic)
@@ -139,7 +139,7 @@ func rewriteRun(sr *scenarioRun, label, text func(string) string) *scenarioRun {
 		}
 		view.Attempts[i] = a
 	}
-	if it := sr.Interleaving; it != nil && it.trace != nil {
+	if it := sr.interleaving; it != nil && it.trace != nil {
 		itv := *it
 		tr := *it.trace
 		tr.Events = slices.Clone(tr.Events)
@@ -147,7 +147,7 @@ func rewriteRun(sr *scenarioRun, label, text func(string) string) *scenarioRun {
 			tr.Events[i].Step.Label = label(tr.Events[i].Step.Label)
 		}
 		itv.trace = &tr
-		view.Interleaving = &itv
+		view.interleaving = &itv
 	}
 	return &view
 }

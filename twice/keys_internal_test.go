@@ -10,12 +10,12 @@ import (
 
 func paymentLabel(key string) string { return "payment POST /v1/payouts (Idempotency-Key " + key + ")" }
 
-func keyRun(keys ...string) *scenarioRun {
+func keyRun(keys ...string) *ScenarioRun {
 	var steps []faults.Step
 	for i, k := range keys {
 		steps = append(steps, faults.Step{Index: i + 1, Label: paymentLabel(k)})
 	}
-	return &scenarioRun{Attempts: []attemptRecord{{Steps: steps}}}
+	return &ScenarioRun{Attempts: []AttemptRecord{{Points: steps}}}
 }
 
 func TestKeyAliasesKeepTheReferenceKeysAndNumberTheOthers(t *testing.T) {
@@ -55,18 +55,18 @@ func TestKeyAliasesRewriteACopyOfTheRun(t *testing.T) {
 	sr.Attempts[0].Crashed = true
 	sr.Attempts[0].CrashAt = faults.Step{Index: 2, Label: paymentLabel("random-abcdef12")}
 	sr.Attempts[0].Err = errors.New("payment random-abcdef12 refused")
-	sr.Interleaving = &interleaving{trace: &concurrent.Trace{Attempts: 1, Events: []concurrent.Event{
-		{Kind: concurrent.Released, Step: sr.Attempts[0].Steps[0]},
+	sr.interleaving = &interleaving{trace: &concurrent.Trace{Attempts: 1, Events: []concurrent.Event{
+		{Kind: concurrent.Released, Step: sr.Attempts[0].Points[0]},
 	}}}
 	view := newKeyAliases(ref, sr).run(sr)
 	a := view.Attempts[0]
-	if a.Steps[0].Label != paymentLabel("‹new key 1›") || a.Steps[1].Label != paymentLabel("stable-key-1") ||
+	if a.Points[0].Label != paymentLabel("‹new key 1›") || a.Points[1].Label != paymentLabel("stable-key-1") ||
 		a.CrashAt.Label != paymentLabel("‹new key 1›") || a.Err.Error() != "payment ‹new key 1› refused" ||
-		view.Interleaving.trace.Events[0].Step.Label != paymentLabel("‹new key 1›") {
-		t.Errorf("the view was not rewritten: %+v %+v", a, view.Interleaving.trace.Events)
+		view.interleaving.trace.Events[0].Step.Label != paymentLabel("‹new key 1›") {
+		t.Errorf("the view was not rewritten: %+v %+v", a, view.interleaving.trace.Events)
 	}
-	if sr.Attempts[0].Steps[0].Label != paymentLabel("random-abcdef12") ||
-		sr.Interleaving.trace.Events[0].Step.Label != paymentLabel("random-abcdef12") {
+	if sr.Attempts[0].Points[0].Label != paymentLabel("random-abcdef12") ||
+		sr.interleaving.trace.Events[0].Step.Label != paymentLabel("random-abcdef12") {
 		t.Error("the run itself was changed")
 	}
 	if same := newKeyAliases(ref, ref).run(ref); same != ref {

@@ -114,7 +114,7 @@ func (c *checker) queueFetch(ctx context.Context, pool *pgxpool.Pool, jobID stri
 // afterAttempt plays the queue's side of an attempt that returned or
 // crashed: it asks whether the ack committed with the job's transaction,
 // then (unless the ack was lost or the attempt crashed) settles the job.
-func (c *checker) afterAttempt(ctx context.Context, rec *attemptRecord, ackLost bool) {
+func (c *checker) afterAttempt(ctx context.Context, rec *AttemptRecord, ackLost bool) {
 	q := c.cfg.queue
 	if rec.Panic != "" || rec.Hung || rec.NotDelivered {
 		return
@@ -157,7 +157,7 @@ const (
 
 // outcome says what the queue does after rec (panics and hangs are
 // handled before).
-func (c *checker) outcome(rec attemptRecord) deliveryOutcome {
+func (c *checker) outcome(rec AttemptRecord) deliveryOutcome {
 	switch {
 	case rec.NotDelivered, rec.Acked, rec.Terminal:
 		return outcomeDone
@@ -175,7 +175,7 @@ func (c *checker) outcome(rec attemptRecord) deliveryOutcome {
 // succeeds but the queue's ack is lost. It reports whether the queue
 // delivers the job again: not when the ack had committed with the job's
 // transaction.
-func (c *checker) deliverLosingAck(ctx context.Context, sr *scenarioRun, jobID string) bool {
+func (c *checker) deliverLosingAck(ctx context.Context, sr *ScenarioRun, jobID string) bool {
 	c.loseAck = true
 	ok := c.deliver(ctx, sr, jobID, faults.Plan{}, false)
 	c.loseAck = false

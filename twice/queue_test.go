@@ -136,7 +136,7 @@ func TestSnoozeIsNotAFailedDelivery(t *testing.T) {
 		t.Errorf("crash@3 ran %d attempts, want 3 (crash, snooze, success)", n)
 	}
 	rep = twice.Check(t.Context(), staleLockJob, opts...)
-	if got, want := fmt.Sprint(rep.Findings[0].Problems), "[job-1 never succeeded: the queue gave up after 2 deliveries; the last time it returned: snooze: a stale lock was cleared]"; got != want {
+	if got, want := fmt.Sprint(problems(rep.Findings[0])), "[job-1 never succeeded: the queue gave up after 2 deliveries; the last time it returned: snooze: a stale lock was cleared]"; got != want {
 		t.Errorf("problems: got %s, want %s\n%s", got, want, rep)
 	}
 }

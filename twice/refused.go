@@ -15,7 +15,7 @@ import (
 func (c *checker) refusedConnection(rep *Report) error {
 	runs := rep.Scenarios
 	if rep.Reference != nil {
-		runs = append([]*scenarioRun{rep.Reference}, runs...)
+		runs = append([]*ScenarioRun{rep.Reference}, runs...)
 	}
 	for _, sr := range runs {
 		for _, a := range sr.Attempts {

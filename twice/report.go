@@ -34,9 +34,12 @@ type Report struct {
 	// verbose test (-v) logs them.
 	Nondeterministic []string
 
-	// Reference and Scenarios are what the check saw.
-	Reference *scenarioRun
-	Scenarios []*scenarioRun
+	// Reference is the clean run every scenario is compared with (nil when
+	// the check could not run it).
+	Reference *ScenarioRun
+	// Scenarios lists the scenarios that ran after the reference, in order,
+	// each with its Verdict; the broken ones have a Finding too.
+	Scenarios []*ScenarioRun
 
 	testName       string
 	dupEnqueueOff  string
@@ -81,7 +84,7 @@ func (r *Report) String() string {
 	b.WriteString(f.Headline + "\n")
 	b.WriteString("\n" + f.Timeline)
 	for _, p := range f.Problems {
-		b.WriteString("\n" + p + "\n")
+		b.WriteString("\n" + p.Text + "\n")
 	}
 	if len(f.Database) > 0 {
 		b.WriteString("\ndatabase (- want, + got):\n")
@@ -132,15 +135,15 @@ func (r *Report) notChecked() string {
 }
 
 // timeline prints the attempts of a scenario, one point a line.
-func timeline(sr *scenarioRun) string {
-	if sr.Interleaving != nil {
-		return sr.Interleaving.timeline(sr)
+func timeline(sr *ScenarioRun) string {
+	if sr.interleaving != nil {
+		return sr.interleaving.timeline(sr)
 	}
 	var b strings.Builder
 	b.WriteString("timeline:\n")
 	for _, a := range sr.Attempts {
 		fmt.Fprintf(&b, "  %s:\n", attemptName(a))
-		for _, s := range a.Steps {
+		for _, s := range a.Points {
 			fmt.Fprintf(&b, "    %3d  %s\n", s.Index, s.Label)
 		}
 		switch {

@@ -178,16 +178,8 @@ func (r *Report) jsonReport() JSONReport {
 	default:
 		out.Verdict = "idempotent"
 	}
-	broken := map[string]bool{}
-	for _, f := range r.Findings {
-		broken[f.Token] = true
-	}
 	for _, s := range r.Scenarios {
-		v := "kept"
-		if broken[s.Scenario.Token()] {
-			v = "broken"
-		}
-		out.Scenarios = append(out.Scenarios, JSONScenario{Token: s.Scenario.Token(), Kind: kindName(s.Scenario.Kind), Verdict: v})
+		out.Scenarios = append(out.Scenarios, JSONScenario{Token: s.Token(), Kind: kindName(s.Scenario.Kind), Verdict: s.Verdict.String()})
 	}
 	for _, f := range r.Findings {
 		out.Findings = append(out.Findings, jsonFinding(r, f))
@@ -206,7 +198,7 @@ func jsonFinding(r *Report, f Finding) JSONFinding {
 		Kind:     kindName(f.Scenario.Kind),
 		Headline: f.Headline,
 		Timeline: []JSONEvent{},
-		Problems: f.Problems,
+		Problems: problemTexts(f.Problems),
 		Hints:    f.Hints,
 		Replay:   replayLine(r.testName, f.Token),
 	}
@@ -232,10 +224,10 @@ func jsonFinding(r *Report, f Finding) JSONFinding {
 // timelineEvents lists what the attempts of a scenario did, in the order the
 // text timeline shows it: a concurrent scenario's interleaving first, then
 // the redeliveries one after the other.
-func timelineEvents(sr *scenarioRun) []JSONEvent {
+func timelineEvents(sr *ScenarioRun) []JSONEvent {
 	var ev []JSONEvent
 	later := sr.Attempts
-	if it := sr.Interleaving; it != nil {
+	if it := sr.interleaving; it != nil {
 		n := min(it.trace.Attempts, len(sr.Attempts))
 		recs := sr.Attempts[:n]
 		later = sr.Attempts[n:]
@@ -269,7 +261,7 @@ func timelineEvents(sr *scenarioRun) []JSONEvent {
 	}
 	for _, a := range later {
 		name := attemptName(a)
-		for _, s := range a.Steps {
+		for _, s := range a.Points {
 			ev = append(ev, pointEvent(name, s))
 		}
 		ev = append(ev, endEvent(a))
@@ -281,7 +273,7 @@ func pointEvent(attempt string, s faults.Step) JSONEvent {
 	return JSONEvent{Attempt: attempt, Type: "point", Point: s.Index, Kind: s.Kind.String(), Label: s.Label}
 }
 
-func endEvent(a attemptRecord) JSONEvent {
+func endEvent(a AttemptRecord) JSONEvent {
 	label := outcome(a)
 	if a.AckLost {
 		label = "returned; CRASH before the ack"

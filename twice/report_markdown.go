@@ -28,11 +28,11 @@ func (r *Report) Markdown() string {
 }
 
 // mermaid draws a scenario's attempts as a Mermaid sequenceDiagram.
-func mermaid(sr *scenarioRun) string {
+func mermaid(sr *ScenarioRun) string {
 	d := &diagram{aliases: map[int]string{}}
 	together := 0 // the attempts that ran at once, named A, B as in the text
-	if sr.Interleaving != nil {
-		together = min(sr.Interleaving.trace.Attempts, len(sr.Attempts))
+	if sr.interleaving != nil {
+		together = min(sr.interleaving.trace.Attempts, len(sr.Attempts))
 	}
 	for i, a := range sr.Attempts {
 		d.aliases[i] = fmt.Sprintf("a%d", i+1)
@@ -45,14 +45,14 @@ func mermaid(sr *scenarioRun) string {
 	d.participant("pg", "PostgreSQL")
 	// Effect providers, in order of first use.
 	for _, a := range sr.Attempts {
-		for _, s := range a.Steps {
+		for _, s := range a.Points {
 			if s.Kind == faults.Effect {
 				d.participant(providerAlias(s.Label), providerName(s.Label))
 			}
 		}
 	}
 	later := 0
-	if it := sr.Interleaving; it != nil {
+	if it := sr.interleaving; it != nil {
 		n := min(it.trace.Attempts, len(sr.Attempts))
 		later = n
 		ended := make([]bool, n)
@@ -94,7 +94,7 @@ func mermaid(sr *scenarioRun) string {
 	}
 	for i := later; i < len(sr.Attempts); i++ {
 		a := sr.Attempts[i]
-		for _, s := range a.Steps {
+		for _, s := range a.Points {
 			d.step(d.aliases[i], s)
 		}
 		d.end(d.aliases[i], a)
@@ -136,7 +136,7 @@ func (d *diagram) step(who string, s faults.Step) {
 	}
 }
 
-func (d *diagram) end(who string, a attemptRecord) {
+func (d *diagram) end(who string, a AttemptRecord) {
 	switch {
 	case a.AckLost:
 		d.line("Note over %s: returned, then ✗ CRASH before the ack", who)

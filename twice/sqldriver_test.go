@@ -162,6 +162,6 @@ func TestSQLDriverHungStatementIsCutOff(t *testing.T) {
 		twice.AttemptTimeout(2*time.Second))
 	require.Equal(t, []string{"once"}, tokens)
 	require.Contains(t, rep.Findings[0].Headline, "an attempt hung")
-	require.Equal(t, []string{"attempt 1 of job-1 hung after point 2 (SELECT pg_sleep(30)); its connections were cut and its context cancelled"}, rep.Findings[0].Problems)
+	require.Equal(t, []string{"attempt 1 of job-1 hung after point 2 (SELECT pg_sleep(30)); its connections were cut and its context cancelled"}, problems(rep.Findings[0]))
 	t.Log(rep.String())
 }

@@ -111,7 +111,7 @@ type canonRun struct {
 // secondReference runs the clean reference again and records in ref which
 // values differ between the two runs. A second run that does not succeed
 // cleanly leaves the comparison exact.
-func (c *checker) secondReference(ctx context.Context, ref *scenarioRun, rep *Report) error {
+func (c *checker) secondReference(ctx context.Context, ref *ScenarioRun, rep *Report) error {
 	if c.cfg.oneReference {
 		return nil
 	}
@@ -137,7 +137,7 @@ func (c *checker) secondReference(ctx context.Context, ref *scenarioRun, rep *Re
 }
 
 // detectShapes compares two clean runs.
-func detectShapes(a, b *scenarioRun, wall, clock [2]time.Time) *shapes {
+func detectShapes(a, b *ScenarioRun, wall, clock [2]time.Time) *shapes {
 	sh := &shapes{cols: map[string]map[string]bool{}, stable: map[string]bool{}, words: map[string]map[int]bool{}, same: map[string]bool{}, wall: wall, clock: clock}
 	tables := map[string]bool{}
 	for _, t := range a.Snapshot.Tables() {
@@ -291,7 +291,7 @@ func effectWords(e effects.Effect) words {
 
 // canon replaces the fresh values of a run by markers. A nil shapes (no
 // second clean run) leaves the run as it is.
-func (sh *shapes) canon(sr *scenarioRun) *canonRun {
+func (sh *shapes) canon(sr *ScenarioRun) *canonRun {
 	if sh == nil {
 		return &canonRun{snap: sr.Snapshot, effects: sr.Effects, types: sr.Snapshot}
 	}
@@ -609,7 +609,7 @@ func (p *placeholders) texts(list []string) []string {
 func (p *placeholders) number(f *Finding) {
 	f.Headline = p.text(f.Headline)
 	f.Timeline = p.text(f.Timeline)
-	f.Problems = p.texts(f.Problems)
+	f.Problems = rewriteProblems(f.Problems, p.texts)
 	for i, d := range f.Database {
 		d.Missing, d.Extra = p.rows(d.Missing), p.rows(d.Extra)
 		f.Database[i] = d

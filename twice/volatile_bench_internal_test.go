@@ -47,13 +47,13 @@ func BenchmarkSecondReference(b *testing.B) {
 // a table of n rows each holding a fresh uuid and a fresh time.
 func BenchmarkShapeCompare(b *testing.B) {
 	for _, n := range []int{10, 1000} {
-		run := func(seed int) *scenarioRun {
+		run := func(seed int) *ScenarioRun {
 			rows := make([]pgfixture.Row, n)
 			for i := range rows {
 				rows[i] = pgfixture.Row{Columns: []string{"id", "token", "at"},
 					Values: []string{fmt.Sprint(i), fmt.Sprintf("%08x-0000-4000-8000-%012x", seed, i), fmt.Sprintf("2030-01-01T00:00:%02d.%06dZ", seed, i)}}
 			}
-			return &scenarioRun{Snapshot: pgfixture.NewSnapshot(map[string][]pgfixture.Row{"t": rows})}
+			return &ScenarioRun{Snapshot: pgfixture.NewSnapshot(map[string][]pgfixture.Row{"t": rows})}
 		}
 		a, c := run(1), run(2)
 		sh := detectShapes(a, run(3), [2]time.Time{}, [2]time.Time{})

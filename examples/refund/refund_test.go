@@ -51,7 +51,7 @@ func TestStripeGoRetriesALostReplyWithItsKey(t *testing.T) {
 	a := rep.Scenarios[0].Attempts
 	require.Len(t, a, 1, "the attempt survived its lost reply")
 	var labels []string
-	for _, s := range a[0].Steps {
+	for _, s := range a[0].Points {
 		labels = append(labels, s.Label)
 	}
 	require.Len(t, labels, 4, labels)

@@ -31,7 +31,7 @@ func TestComputedAtRunTimeChangesOnALateRetry(t *testing.T) {
 	require.Equal(t, []string{"redrive-1h@2"}, story.Sequential(rep), rep.String())
 	f := story.Find(rep, "redrive-1h@2")
 	require.Contains(t, f.Hints, "the retry computed a different request (amount 10000 → 15000): store what you computed before acting on it")
-	require.Contains(t, f.Problems, "job-1 never succeeded: the queue gave up after 5 deliveries; the last time it returned: compensation for order 9812: the provider answered 422 Unprocessable Entity")
+	require.Contains(t, f.Problems, twice.Problem{Kind: twice.ProblemGaveUp, Attempt: "job-1", Text: "job-1 never succeeded: the queue gave up after 5 deliveries; the last time it returned: compensation for order 9812: the provider answered 422 Unprocessable Entity"})
 	require.Equal(t, []string{"compensations"}, story.Tables(f))
 	require.Empty(t, f.Effects, "the provider paid once: it refused the second amount")
 }

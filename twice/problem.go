@@ -1,0 +1,86 @@
+package twice
+
+// Problem is a promise a scenario broke besides its rows and effects: an
+// attempt panicked, ended its goroutine, hung or got stuck, the queue gave
+// up, the job bypassed its handles, or the clean run failed. Decisions (the
+// headline, whether the check goes on) use Kind, never Text.
+type Problem struct {
+	Kind ProblemKind
+	// Attempt names the attempt ("attempt 2 of job-1"), or the job
+	// ("job-1") when the queue gave up on it; empty for the whole scenario.
+	Attempt string
+	// Text says it in words, as the report prints it.
+	Text string
+}
+
+func (p Problem) String() string { return p.Text }
+
+// ProblemKind says which promise a [Problem] broke.
+type ProblemKind int
+
+// The kinds of problem.
+const (
+	// ProblemPanic: an attempt panicked.
+	ProblemPanic ProblemKind = iota + 1
+	// ProblemGoexit: an attempt called t.FailNow, t.Fatal, testify's
+	// require or runtime.Goexit.
+	ProblemGoexit
+	// ProblemHung: an attempt was still running after AttemptTimeout.
+	ProblemHung
+	// ProblemStuck: in a concurrent scenario an attempt waited outside
+	// PostgreSQL (a mutex, a channel, a sleep).
+	ProblemStuck
+	// ProblemGaveUp: the queue gave up after MaxDeliveries.
+	ProblemGaveUp
+	// ProblemForeignContext: the job made calls with a context that is not
+	// the attempt's.
+	ProblemForeignContext
+	// ProblemCleanRunFailed: the reference run returned an error.
+	ProblemCleanRunFailed
+)
+
+// problemKinds describes each kind: its name (JSON, String) and the promise
+// a headline names.
+var problemKinds = map[ProblemKind]struct{ name, promise string }{
+	ProblemPanic:          {"panic", "the job panicked"},
+	ProblemGoexit:         {"goexit", "the job ended its goroutine"},
+	ProblemHung:           {"hung", "an attempt hung"},
+	ProblemStuck:          {"stuck", "an attempt is stuck"},
+	ProblemGaveUp:         {"gave-up", "the job never succeeded"},
+	ProblemForeignContext: {"foreign-context", "the job bypassed its handles"},
+	ProblemCleanRunFailed: {"clean-run-failed", "the job failed on a clean run"},
+}
+
+func (k ProblemKind) String() string {
+	if d, ok := problemKinds[k]; ok {
+		return d.name
+	}
+	return "unknown"
+}
+
+// promise is what a headline says of this kind.
+func (k ProblemKind) promise() string { return problemKinds[k].promise }
+
+// problemTexts is the text of each problem.
+func problemTexts(ps []Problem) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.Text)
+	}
+	return out
+}
+
+// rewriteProblems rewrites every problem's text with f (placeholders,
+// Idempotency-Key aliases), keeping the kinds.
+func rewriteProblems(ps []Problem, f func([]string) []string) []Problem {
+	if len(ps) == 0 {
+		return ps
+	}
+	texts := f(problemTexts(ps))
+	out := make([]Problem, len(ps))
+	for i, p := range ps {
+		p.Text = texts[i]
+		out[i] = p
+	}
+	return out
+}

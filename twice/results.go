@@ -1,0 +1,155 @@
+package twice
+
+import (
+	"github.com/twicekit/twicekit/effects"
+	"github.com/twicekit/twicekit/faults"
+	"github.com/twicekit/twicekit/pgfixture"
+)
+
+// ScenarioRun is what a check saw of one scenario: how each attempt went,
+// what the database and the effect log held afterwards, and the verdict.
+// [Report.Reference] and [Report.Scenarios] hold them.
+type ScenarioRun struct {
+	// Scenario is what the queue did.
+	Scenario Scenario
+	// Verdict says whether the scenario kept every promise.
+	Verdict Verdict
+	// Attempts lists every delivery of the scenario, in the order they
+	// started (the two attempts of a concurrent scenario first).
+	Attempts []AttemptRecord
+	// Problems lists what broke besides the rows and the effects: panics,
+	// hangs, give-ups, a context that is not the attempt's.
+	Problems []Problem
+	// Snapshot is the database after the scenario.
+	Snapshot *pgfixture.Snapshot
+	// Effects is the effect log after the scenario.
+	Effects []effects.Effect
+	// Foreign lists the effect calls refused because they were made with a
+	// context that is not the attempt's.
+	Foreign []string
+	// Rejected lists the requests the payment provider refused.
+	Rejected []effects.Rejection
+
+	numbers      map[string]int
+	shapes       *shapes       // the reference's: what differs between two clean runs (volatile.go)
+	interleaving *interleaving // what the scheduler did in a concurrent scenario
+}
+
+// Token is the scenario's token, as -twice.run takes it.
+func (sr *ScenarioRun) Token() string { return sr.Scenario.Token() }
+
+// Verdict says whether a scenario kept every promise.
+type Verdict int
+
+// The verdicts.
+const (
+	// Kept: the rows and the effects equal one clean run, and no attempt
+	// panicked, hung or bypassed its handles.
+	Kept Verdict = iota + 1
+	// Broken: the scenario broke a promise; the report has its Finding.
+	Broken
+)
+
+func (v Verdict) String() string {
+	switch v {
+	case Kept:
+		return "kept"
+	case Broken:
+		return "broken"
+	}
+	return "not compared"
+}
+
+// AttemptRecord is what a check saw of one attempt (one delivery of the job).
+type AttemptRecord struct {
+	// JobID is the queue's ID of the job ("job-1"; a duplicate enqueue
+	// delivers "job-2" too), and Number counts its deliveries from 1.
+	JobID  string
+	Number int
+	// Points lists the points the attempt reached, in order.
+	Points []faults.Step
+	// Crashed says the check crashed the attempt: CrashAt is the point it
+	// was refused (Index 0: between points) and Reason says why.
+	Crashed bool
+	CrashAt faults.Step
+	Reason  string
+	// Err is what the job returned.
+	Err error
+	// Panic is the panic value and the cleaned stack; Goexit the job's line
+	// that ended the goroutine (t.FailNow, t.Fatal, runtime.Goexit).
+	Panic  string
+	Goexit string
+	// Hung: still running after AttemptTimeout. Leaked: it did not return
+	// even after its context was cancelled.
+	Hung   bool
+	Leaked bool
+	// AckLost: the attempt returned, then crashed before the ack.
+	AckLost bool
+
+	// What the queue made of it (queue.go).
+	Acked        bool   // the ack had committed in the job's own transaction
+	Terminal     bool   // returned an error that ends the job
+	NotDelivered bool   // the queue would not deliver it (Note says why)
+	Note         string // the queue's words, printed under the attempt
+}
+
+// Name is "attempt N of JOB", as reports print it.
+func (a AttemptRecord) Name() string { return attemptName(a) }
+
+// End says how the attempt ended.
+func (a AttemptRecord) End() AttemptEnd {
+	switch {
+	case a.NotDelivered:
+		return EndNotDelivered
+	case a.Panic != "":
+		return EndPanic
+	case a.Goexit != "":
+		return EndGoexit
+	case a.Hung:
+		return EndHung
+	case a.AckLost:
+		return EndAckLost
+	case a.Crashed:
+		return EndCrashed
+	case a.Err != nil:
+		return EndError
+	}
+	return EndReturned
+}
+
+// AttemptEnd says how an attempt ended.
+type AttemptEnd int
+
+// How attempts end.
+const (
+	// EndReturned: the job returned nil.
+	EndReturned AttemptEnd = iota + 1
+	// EndError: the job returned an error.
+	EndError
+	// EndCrashed: the check crashed the attempt (before a point, after an
+	// applied effect, or to stop it).
+	EndCrashed
+	// EndAckLost: the job returned, then crashed before the ack.
+	EndAckLost
+	// EndPanic: the job panicked.
+	EndPanic
+	// EndGoexit: the job called t.FailNow, t.Fatal or runtime.Goexit.
+	EndGoexit
+	// EndHung: still running after AttemptTimeout.
+	EndHung
+	// EndNotDelivered: the queue would not deliver it (Note says why).
+	EndNotDelivered
+)
+
+var endNames = map[AttemptEnd]string{
+	EndReturned: "returned", EndError: "returned error", EndCrashed: "crashed",
+	EndAckLost: "ack lost", EndPanic: "panicked", EndGoexit: "called runtime.Goexit",
+	EndHung: "hung", EndNotDelivered: "not delivered",
+}
+
+func (e AttemptEnd) String() string {
+	if s, ok := endNames[e]; ok {
+		return s
+	}
+	return "unknown"
+}
