@@ -133,7 +133,8 @@ var (
 	stackArgs   = regexp.MustCompile(`\([^()]*\)$`)
 )
 
-// cleanStack keeps the frames from the panic to the job's entry, without
+// cleanStack keeps the frames from the panic to the job's entry (the frame
+// below it is the goroutine startAttempt made, and is left out), without
 // goroutine numbers, addresses, offsets or directories, so the same panic
 // always prints the same text.
 func cleanStack(stack string) string {
@@ -157,7 +158,7 @@ func cleanStack(stack string) string {
 		if !started {
 			continue
 		}
-		if strings.Contains(fn, "twicekit/twice.(*checker).startAttempt") || strings.HasPrefix(fn, "created by ") {
+		if strings.HasPrefix(fn, "created by ") {
 			break
 		}
 		fn = stackArgs.ReplaceAllString(fn, "(...)")
@@ -165,6 +166,9 @@ func cleanStack(stack string) string {
 			loc = loc[slash+1:]
 		}
 		out = append(out, "    "+fn+"\n        "+loc)
+	}
+	if len(out) > 0 {
+		out = out[:len(out)-1] // the goroutine's entry: startAttempt's, not the job's
 	}
 	return strings.Join(out, "\n")
 }
