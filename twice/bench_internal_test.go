@@ -73,7 +73,7 @@ func BenchmarkScenario(b *testing.B) {
 	})
 	b.Run("harness", func(b *testing.B) {
 		for b.Loop() {
-			sr, err := c.scenario(ctx, Scenario{Kind: Once})
+			sr, err := c.scenario(ctx, Scenario{Kind: Once}, playArgs{})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -84,7 +84,7 @@ func BenchmarkScenario(b *testing.B) {
 	})
 	b.Run("harness-crash", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := c.scenario(ctx, Scenario{Kind: CrashBefore, Point: 4, Of: 6}); err != nil {
+			if _, err := c.scenario(ctx, Scenario{Kind: CrashBefore, Point: 4, Of: 6}, playArgs{}); err != nil {
 				b.Fatal(err)
 			}
 		}

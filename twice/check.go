@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/twicekit/twicekit/concurrent"
 	"github.com/twicekit/twicekit/effects"
 	"github.com/twicekit/twicekit/faults"
 	"github.com/twicekit/twicekit/pgfixture"
@@ -32,13 +33,9 @@ type checker struct {
 
 	provider *effects.Provider
 
-	redriveAfter time.Duration                            // set while a late-redrive scenario plays
-	leftOut      leftOut                                  // what the budget left out of a long job
-	refWait      func(context.Context, faults.Step) error // fingerprints the world during the reference run
-	conc         *concurrency                             // the concurrent scenarios' workers and the schedule playing
-	closers      []func()
-
-	loseAck bool // the sequential scenario's first ack is lost (queue.go)
+	leftOut leftOut      // what the budget left out of a long job
+	conc    *concurrency // the concurrent scenarios' workers
+	closers []func()
 
 	mu       sync.Mutex
 	clock    time.Time
@@ -170,14 +167,14 @@ func (c *checker) close(ctx context.Context, keep bool) error {
 
 func (c *checker) run(ctx context.Context, rep *Report) {
 	var prints *worldPrints
+	var how playArgs
 	if !c.cfg.everyCrashPoint && c.cfg.only == "" && c.cfg.pick == nil {
 		prints, _ = c.newWorldPrints(ctx) // without it every crash point is played
 	}
 	if prints != nil {
-		c.refWait = prints.wait
+		how.wait = prints.wait
 	}
-	ref, err := c.scenario(ctx, Scenario{Kind: Once})
-	c.refWait = nil
+	ref, err := c.scenario(ctx, Scenario{Kind: Once}, how)
 	if err != nil {
 		rep.Err = err
 		return
@@ -214,7 +211,7 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 		if crashes.skip(s) {
 			continue
 		}
-		sr, err := c.scenario(ctx, s)
+		sr, err := c.scenario(ctx, s, playArgs{})
 		if err != nil {
 			rep.Err = err
 			return
@@ -251,9 +248,18 @@ func (r *Report) add(sr *ScenarioRun, f *Finding) *Finding {
 	return f
 }
 
-// scenario resets the database, seeds it, plays the scenario and records the
-// outcome.
-func (c *checker) scenario(ctx context.Context, s Scenario) (*ScenarioRun, error) {
+// playArgs is what playing a scenario needs besides the Scenario.
+type playArgs struct {
+	// wait runs before each point of the reference run: the world's
+	// fingerprints (crashstates.go).
+	wait func(context.Context, faults.Step) error
+	// chooser is the schedule of a concurrent scenario.
+	chooser concurrent.Chooser
+}
+
+// scenario resets the database, seeds it, plays the scenario as its kind
+// says (scenario.go) and records the outcome.
+func (c *checker) scenario(ctx context.Context, s Scenario, how playArgs) (*ScenarioRun, error) {
 	if err := c.db.Reset(ctx); err != nil {
 		return nil, fmt.Errorf("twice: internal error: resetting the database: %w", err)
 	}
@@ -270,34 +276,12 @@ func (c *checker) scenario(ctx context.Context, s Scenario) (*ScenarioRun, error
 
 	c.cfg.progress.start(c.job.Name, s.Token())
 	sr := &ScenarioRun{Scenario: s, numbers: map[string]int{}}
-	const job1, job2 = "job-1", "job-2"
-	switch s.Kind {
-	case Once:
-		sr.Attempts = append(sr.Attempts, c.runAttempt(ctx, job1, c.next(sr, job1), faults.Plan{Wait: c.refWait}, false))
-	case Sequential:
-		if c.deliverLosingAck(ctx, sr, job1) {
-			c.deliver(ctx, sr, job1, faults.Plan{}, false)
-		}
-	case CrashBefore:
-		c.deliver(ctx, sr, job1, faults.Plan{CrashBefore: s.Point}, false)
-	case CrashAfterLast:
-		c.deliver(ctx, sr, job1, faults.Plan{}, true)
-	case CrashAfterApply:
-		c.deliver(ctx, sr, job1, faults.Plan{CrashAfter: s.Point}, false)
-	case ReplyLost:
-		c.deliver(ctx, sr, job1, faults.Plan{LoseReply: s.Point}, false)
-	case LateRedriveScenario:
-		c.redriveAfter = s.After
-		c.deliver(ctx, sr, job1, faults.Plan{CrashAfter: s.Point}, false)
-		c.redriveAfter = 0
-	case DuplicateEnqueue:
-		if c.deliver(ctx, sr, job1, faults.Plan{}, false) {
-			c.deliver(ctx, sr, job2, faults.Plan{}, false)
-		}
-	case Concurrent, Overlap:
-		if err := c.playConcurrent(ctx, sr, job1); err != nil {
-			return nil, err
-		}
+	d, ok := s.Kind.spec()
+	if !ok {
+		return nil, fmt.Errorf("twice: internal error: no scenario kind %d", int(s.Kind))
+	}
+	if err := d.play(c, ctx, sr, how); err != nil {
+		return nil, err
 	}
 
 	snap, err := c.db.Snapshot(ctx, c.cfg.snapshot...)
@@ -316,28 +300,36 @@ func (c *checker) next(sr *ScenarioRun, jobID string) int {
 	return sr.numbers[jobID]
 }
 
+// delivery says how the queue treats the first attempt of a job; the later
+// ones run without faults.
+type delivery struct {
+	first            faults.Plan   // the first attempt's faults
+	crashAfterReturn bool          // crash it after it returns, before the ack
+	loseAck          bool          // its ack is lost: delivered again unless the ack committed with the job (queue.go)
+	redriveAfter     time.Duration // the second delivery comes this much later on the check's clock
+}
+
 // deliver plays the queue for one job ID on the check's worker: it delivers
-// the job until an attempt succeeds, as an at-least-once queue does. The
-// first attempt runs under first; ackLost crashes it after it returns. It
-// reports whether the job ended acknowledged.
-func (c *checker) deliver(ctx context.Context, sr *ScenarioRun, jobID string, first faults.Plan, ackLost bool) bool {
-	return c.deliverOn(ctx, sr, c.worker, jobID, first, ackLost)
+// the job until an attempt succeeds, as an at-least-once queue does, the
+// first time as d says. It reports whether the job ended acknowledged.
+func (c *checker) deliver(ctx context.Context, sr *ScenarioRun, jobID string, d delivery) bool {
+	return c.deliverOn(ctx, sr, c.worker, jobID, d)
 }
 
 // deliverOn is deliver on worker w.
-func (c *checker) deliverOn(ctx context.Context, sr *ScenarioRun, w *faults.Worker, jobID string, first faults.Plan, ackLost bool) bool {
+func (c *checker) deliverOn(ctx context.Context, sr *ScenarioRun, w *faults.Worker, jobID string, d delivery) bool {
 	snoozes := 0
 	for n := 1; n <= c.cfg.maxDeliveries; n++ {
-		p, lost := faults.Plan{}, false
+		p, lost, crash := faults.Plan{}, false, false
 		if n == 1 {
-			p, lost = first, ackLost || c.loseAck
+			p, lost, crash = d.first, d.crashAfterReturn || d.loseAck, d.crashAfterReturn && !d.loseAck
 		}
-		if n == 2 && c.redriveAfter > 0 {
+		if n == 2 && d.redriveAfter > 0 {
 			c.mu.Lock()
-			c.clock = c.clock.Add(c.redriveAfter)
+			c.clock = c.clock.Add(d.redriveAfter)
 			c.mu.Unlock()
 		}
-		rec := c.startAttempt(ctx, w, jobID, c.next(sr, jobID), p).wait(c.cfg.attemptTimeout, lost && !c.loseAck)
+		rec := c.startAttempt(ctx, w, jobID, c.next(sr, jobID), p).wait(c.cfg.attemptTimeout, crash)
 		c.afterAttempt(ctx, &rec, lost)
 		sr.Attempts = append(sr.Attempts, rec)
 		switch {

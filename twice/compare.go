@@ -110,7 +110,7 @@ func headline(f *Finding, sr *ScenarioRun) string {
 	if len(f.Database) > 0 || len(f.Effects) > 0 {
 		add("not idempotent")
 	}
-	return strings.Join(promises, "; ") + ": " + sr.Scenario.Describe(crashLabel(sr))
+	return strings.Join(promises, "; ") + ": " + sr.Scenario.words(crashLabel(sr))
 }
 
 // crashLabel is the label of the point the scenario's fault hit: the point a

@@ -20,7 +20,6 @@ import (
 type concurrency struct {
 	workers [2]*faults.Worker
 	names   [2]string // the application_name of each worker's sessions ("": the check's worker)
-	chooser concurrent.Chooser
 }
 
 // runConcurrent plays the concurrent scenarios (two attempts of the same job
@@ -94,7 +93,7 @@ func (c *checker) runConcurrent(ctx context.Context, ref *ScenarioRun) ([]*Scena
 	}
 	budget.Runs = interleavingRuns(budget, n)
 	_, err = concurrent.Explore(budget, cc.scheduleSeed(), []int{n, n}, func(ch concurrent.Chooser) (*concurrent.Trace, error) {
-		sr, err := c.playScenario(ctx, Scenario{Kind: Concurrent, Of: n}, ch)
+		sr, err := c.playScenario(ctx, Scenario{Kind: Interleaved, Of: n}, ch)
 		if err != nil {
 			return nil, err
 		}
@@ -134,7 +133,7 @@ func parseConcurrentToken(token string, n int) (Scenario, concurrent.Chooser, er
 	if sch.Attempts() > 2 {
 		return Scenario{}, nil, fmt.Errorf("twice: no concurrent scenario %q: the concurrent scenarios run two attempts, A and B", token)
 	}
-	return Scenario{Kind: Concurrent, Of: n, Schedule: sch.Token()}, sch, nil
+	return Scenario{Kind: Interleaved, Of: n, Schedule: sch.Token()}, sch, nil
 }
 
 // playScenario plays one concurrent scenario under the schedule ch, on the
@@ -143,13 +142,11 @@ func (c *checker) playScenario(ctx context.Context, s Scenario, ch concurrent.Ch
 	if err := c.concurrentWorkers(); err != nil {
 		return nil, err
 	}
-	c.conc.chooser = ch
-	defer func() { c.conc.chooser = nil }()
-	sr, err := c.scenario(ctx, s)
+	sr, err := c.scenario(ctx, s, playArgs{chooser: ch})
 	if err != nil {
 		return nil, err
 	}
-	if s.Kind == Concurrent && s.Schedule == "" {
+	if s.Kind == Interleaved && s.Schedule == "" {
 		// The interleaving that ran, as a token that replays it. A run that
 		// got stuck before its first decision replays under any schedule.
 		sr.Scenario.Schedule = cmp.Or(sr.interleaving.trace.Token(), "A")
@@ -210,11 +207,11 @@ func (c *checker) concurrentWorkers() error {
 // then redelivers, one after the other, the attempts that crashed or
 // returned an error (the losers of a unique violation, a serialization
 // failure or a deadlock), as the queue would.
-func (c *checker) playConcurrent(ctx context.Context, sr *ScenarioRun, jobID string) error {
+func (c *checker) playConcurrent(ctx context.Context, sr *ScenarioRun, jobID string, chooser concurrent.Chooser) error {
 	k := c.conc
 	sched := concurrent.New(concurrent.Config{
 		Attempts:   len(k.workers),
-		Choose:     k.chooser,
+		Choose:     chooser,
 		Locks:      concurrent.PostgresLocks(c.db.Pool(), k.names[:]...),
 		StuckAfter: c.cfg.attemptTimeout,
 	})
@@ -282,17 +279,9 @@ func (c *checker) playConcurrent(ctx context.Context, sr *ScenarioRun, jobID str
 		return nil
 	}
 	for range failed {
-		if !c.deliverOn(ctx, sr, k.workers[0], jobID, faults.Plan{}, false) {
+		if !c.deliverOn(ctx, sr, k.workers[0], jobID, delivery{}) {
 			break
 		}
 	}
 	return nil
-}
-
-// describeConcurrent is Scenario.Describe for the concurrent kinds.
-func describeConcurrent(s Scenario) string {
-	if s.Kind == Overlap {
-		return fmt.Sprintf("overlap after point %d of %d: the visibility timeout ran out while the first delivery was there; a second delivery ran to the end, then the first resumed", s.Point, s.Of)
-	}
-	return fmt.Sprintf("concurrent: two deliveries of the same job at once, interleaved %s (A is the first delivery, B the second)", s.Schedule)
 }

@@ -53,7 +53,7 @@ func BenchmarkInterleavings(b *testing.B) {
 	var e concurrent.Exhaustive
 	distinct := 0
 	for b.Loop() {
-		sr, err := c.playScenario(ctx, Scenario{Kind: Concurrent, Of: 5}, e.Next())
+		sr, err := c.playScenario(ctx, Scenario{Kind: Interleaved, Of: 5}, e.Next())
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -170,15 +170,15 @@ func (r *Report) Coverage() string {
 	interleavings := 0
 	for _, s := range r.Scenarios {
 		switch s.Scenario.Kind {
-		case Sequential:
+		case AckLost:
 			counts["ack lost"]++
 		case CrashBefore, CrashAfterLast:
 			counts["crashes"]++
 		case DuplicateEnqueue:
 			counts["duplicate enqueue"]++
-		case CrashAfterApply, ReplyLost, LateRedriveScenario:
+		case CrashAfterApply, ReplyLost, Redrive:
 			counts["effect faults"]++
-		case Concurrent, Overlap:
+		case Interleaved, Overlap:
 			interleavings++
 		}
 	}

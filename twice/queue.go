@@ -7,7 +7,6 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/twicekit/twicekit/faults"
 )
 
 // A queue's delivery semantics, where they differ from the generic
@@ -176,9 +175,7 @@ func (c *checker) outcome(rec AttemptRecord) deliveryOutcome {
 // delivers the job again: not when the ack had committed with the job's
 // transaction.
 func (c *checker) deliverLosingAck(ctx context.Context, sr *ScenarioRun, jobID string) bool {
-	c.loseAck = true
-	ok := c.deliver(ctx, sr, jobID, faults.Plan{}, false)
-	c.loseAck = false
+	ok := c.deliver(ctx, sr, jobID, delivery{loseAck: true})
 	if !ok || len(sr.Attempts) == 0 {
 		return false
 	}

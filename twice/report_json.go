@@ -123,33 +123,6 @@ func optionsOf(cfg *config) JSONOptions {
 	return o
 }
 
-// kindName is the JSON name of a scenario kind.
-func kindName(k ScenarioKind) string {
-	switch k {
-	case Once:
-		return "once"
-	case Sequential:
-		return "ack-lost"
-	case CrashBefore:
-		return "crash-before"
-	case CrashAfterLast:
-		return "crash-after-last"
-	case DuplicateEnqueue:
-		return "duplicate-enqueue"
-	case CrashAfterApply:
-		return "crash-after-apply"
-	case ReplyLost:
-		return "reply-lost"
-	case LateRedriveScenario:
-		return "late-redrive"
-	case Concurrent:
-		return "concurrent"
-	case Overlap:
-		return "overlap"
-	}
-	return fmt.Sprintf("kind-%d", int(k))
-}
-
 // JSON is the report as versioned JSON (docs/report-schema.json): the same
 // check gives the same bytes.
 func (r *Report) JSON() ([]byte, error) {
@@ -179,7 +152,7 @@ func (r *Report) jsonReport() JSONReport {
 		out.Verdict = "idempotent"
 	}
 	for _, s := range r.Scenarios {
-		out.Scenarios = append(out.Scenarios, JSONScenario{Token: s.Token(), Kind: kindName(s.Scenario.Kind), Verdict: s.Verdict.String()})
+		out.Scenarios = append(out.Scenarios, JSONScenario{Token: s.Token(), Kind: s.Scenario.Kind.String(), Verdict: s.Verdict.String()})
 	}
 	for _, f := range r.Findings {
 		out.Findings = append(out.Findings, jsonFinding(r, f))
@@ -195,7 +168,7 @@ func (r *Report) jsonReport() JSONReport {
 func jsonFinding(r *Report, f Finding) JSONFinding {
 	jf := JSONFinding{
 		Token:    f.Token,
-		Kind:     kindName(f.Scenario.Kind),
+		Kind:     f.Scenario.Kind.String(),
 		Headline: f.Headline,
 		Timeline: []JSONEvent{},
 		Problems: problemTexts(f.Problems),

@@ -116,7 +116,7 @@ func (c *checker) secondReference(ctx context.Context, ref *ScenarioRun, rep *Re
 		return nil
 	}
 	wall0 := time.Now()
-	again, err := c.scenario(ctx, Scenario{Kind: Once})
+	again, err := c.scenario(ctx, Scenario{Kind: Once}, playArgs{})
 	if err != nil {
 		return err
 	}

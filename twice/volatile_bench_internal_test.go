@@ -86,13 +86,13 @@ func BenchmarkSecondReferenceRun(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		ref, err := c.scenario(ctx, Scenario{Kind: Once})
+		ref, err := c.scenario(ctx, Scenario{Kind: Once}, playArgs{})
 		if err != nil {
 			b.Fatal(err)
 		}
 		b.Run(job.Name+"/clean-run", func(b *testing.B) {
 			for b.Loop() {
-				if _, err := c.scenario(ctx, Scenario{Kind: Once}); err != nil {
+				if _, err := c.scenario(ctx, Scenario{Kind: Once}, playArgs{}); err != nil {
 					b.Fatal(err)
 				}
 			}
