@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgxpool"
-
 )
 
 // A queue's delivery semantics, where they differ from the generic
