@@ -204,7 +204,8 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 		return
 	}
 	if c.cfg.pick != nil && c.cfg.only == "" {
-		scenarios = c.cfg.pick(scenarios)
+		b, _ := c.cfg.conc.resolveBudget() // plan has reported its error
+		scenarios = c.cfg.pick(scenarios, b)
 	}
 	for i, s := range scenarios {
 		s.Of = len(first.Points)

@@ -29,7 +29,7 @@ type concurrency struct {
 // the budget, or PCT samples when they do not. Each interleaving is played
 // once. Unless ExploreAllInterleavings, it stops at the first scenario that
 // breaks a promise. Inside rapid.Check (where every drawn input runs a
-// whole check) only the overlaps run, unless ConcurrencyBudget is given.
+// whole check) only the overlaps run, unless WithBudget is given.
 func (c *checker) runConcurrent(ctx context.Context, ref *ScenarioRun) ([]*ScenarioRun, error) {
 	cc := c.cfg.conc
 	if c.cfg.only != "" && !isConcurrentToken(c.cfg.only) {
@@ -61,7 +61,7 @@ func (c *checker) runConcurrent(ctx context.Context, ref *ScenarioRun) ([]*Scena
 		return nil, err
 	}
 	// Inside rapid.Check every drawn input runs a whole check: only the
-	// overlaps run there, unless ConcurrencyBudget asks for more.
+	// overlaps run there, unless WithBudget asks for more.
 	overlapsOnly := c.cfg.pick != nil && cc.budget == nil
 	var out []*ScenarioRun
 	seen := map[string]bool{}
@@ -73,10 +73,7 @@ func (c *checker) runConcurrent(ctx context.Context, ref *ScenarioRun) ([]*Scena
 			stop = true
 		}
 	}
-	overlaps := keepPoints(ref.Attempts[0].Points, n-1, 0)
-	if caps, ok := capsFor(budget); ok {
-		overlaps = keepPoints(ref.Attempts[0].Points, n-1, caps.overlaps)
-	}
+	overlaps := keepPoints(ref.Attempts[0].Points, n-1, budget.OverlapPoints)
 	c.leftOut.overlaps, c.leftOut.overlapPoints = len(overlaps), n-1
 	for _, k := range overlaps {
 		if stop {
@@ -91,8 +88,7 @@ func (c *checker) runConcurrent(ctx context.Context, ref *ScenarioRun) ([]*Scena
 	if stop || overlapsOnly {
 		return out, nil
 	}
-	budget.Runs = interleavingRuns(budget, n)
-	_, err = concurrent.Explore(budget, cc.scheduleSeed(), []int{n, n}, func(ch concurrent.Chooser) (*concurrent.Trace, error) {
+	_, err = concurrent.Explore(budget.explore(n), cc.scheduleSeed(), []int{n, n}, func(ch concurrent.Chooser) (*concurrent.Trace, error) {
 		sr, err := c.playScenario(ctx, Scenario{Kind: Interleaved, Of: n}, ch)
 		if err != nil {
 			return nil, err

@@ -2,8 +2,6 @@ package twice
 
 import (
 	"fmt"
-
-	"github.com/twicekit/twicekit/concurrent"
 )
 
 // IsolationLevel is the transaction isolation the concurrent scenarios'
@@ -36,7 +34,7 @@ func (l IsolationLevel) String() string {
 
 type concurrentConfig struct {
 	isolation IsolationLevel
-	budget    *concurrent.Budget
+	budget    *Budget
 	seed      uint64
 	off       string
 	all       bool
@@ -48,14 +46,6 @@ type concurrentConfig struct {
 // Serializable and be flagged under ReadCommitted.
 func Isolation(l IsolationLevel) Option {
 	return optionFunc(func(c *config) { c.conc.isolation = l })
-}
-
-// ConcurrencyBudget bounds how many interleavings the concurrent scenarios
-// explore (concurrent.Quick, concurrent.Default, concurrent.Thorough or your
-// own); it wins over -twice.budget, TWICE_BUDGET and -short. Inside
-// rapid.Check only the overlap scenarios run unless this option is given.
-func ConcurrencyBudget(b concurrent.Budget) Option {
-	return optionFunc(func(c *config) { c.conc.budget = &b })
 }
 
 // ScheduleSeed seeds the PCT samples drawn when a job has more interleavings
@@ -77,26 +67,6 @@ func WithoutConcurrency(reason string) Option {
 // after the named overlap scenarios).
 func ExploreAllInterleavings() Option {
 	return optionFunc(func(c *config) { c.conc.all = true })
-}
-
-// resolveBudget: the option, else -twice.budget, else TWICE_BUDGET, else
-// quick under -short, else default.
-func (cc concurrentConfig) resolveBudget() (concurrent.Budget, error) {
-	if cc.budget != nil {
-		return *cc.budget, nil
-	}
-	name, from := budgetSetting()
-	if name != "" {
-		b, err := concurrent.ParseBudget(name)
-		if err != nil {
-			return b, fmt.Errorf("twice: %s: %w", from, err)
-		}
-		return b, nil
-	}
-	if shortTests() {
-		return concurrent.Quick, nil
-	}
-	return concurrent.Default, nil
 }
 
 func (cc concurrentConfig) scheduleSeed() uint64 {

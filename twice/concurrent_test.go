@@ -12,7 +12,6 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/stretchr/testify/require"
 
-	"github.com/twicekit/twicekit/concurrent"
 	"github.com/twicekit/twicekit/effects"
 	"github.com/twicekit/twicekit/pgfixture"
 	"github.com/twicekit/twicekit/twice"
@@ -399,12 +398,12 @@ func TestUnknownConcurrentToken(t *testing.T) {
 func TestBudgetBoundsTheExploration(t *testing.T) {
 	t.Parallel()
 	job := loyaltyJob("ledger: check, then act, unique", checkThenAct) // 5 points: C(10,5) = 252
-	tiny := concurrent.Budget{Name: "tiny", Runs: 5, Depth: 2}
-	rep := check(t, job, twice.ConcurrencyBudget(tiny), twice.ExploreAllInterleavings())
+	tiny := twice.Budget{Name: "tiny", Interleavings: 5, Depth: 2}
+	rep := check(t, job, twice.WithBudget(tiny), twice.ExploreAllInterleavings())
 	require.True(t, rep.OK(), rep.String())
 	_, ran := concurrentFindings(rep)
 	require.LessOrEqual(t, len(ran), 4+5, "4 overlaps, at most 5 samples")
-	again := check(t, job, twice.ConcurrencyBudget(tiny), twice.ExploreAllInterleavings())
+	again := check(t, job, twice.WithBudget(tiny), twice.ExploreAllInterleavings())
 	require.Equal(t, rep.Tokens(), again.Tokens(), "the samples are seeded")
 }
 

@@ -16,6 +16,9 @@ var (
 )
 
 // Budget names, as -twice.budget and TWICE_BUDGET spell them.
+//
+// Deprecated: use QuickBudget.Name, DefaultBudget.Name and
+// ThoroughBudget.Name (or the Budget values themselves, with WithBudget).
 const (
 	BudgetQuick    = "quick"
 	BudgetDefault  = "default"

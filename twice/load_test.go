@@ -10,7 +10,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
-	"github.com/twicekit/twicekit/concurrent"
 	"github.com/twicekit/twicekit/pgfixture"
 	"github.com/twicekit/twicekit/twice"
 )
@@ -30,7 +29,7 @@ type loadCase struct {
 // interleavings do not depend on -short or -twice.budget; every crash point
 // plays (EveryCrashPoint), so the token lists name every point.
 func loadCases() []loadCase {
-	quick, every := twice.ConcurrencyBudget(concurrent.Quick), twice.EveryCrashPoint()
+	quick, every := twice.WithBudget(twice.QuickBudget), twice.EveryCrashPoint()
 	return []loadCase{
 		{
 			job:    loyaltyJob("ledger CTE", ledgerCTE),

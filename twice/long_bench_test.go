@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twicekit/twicekit/concurrent"
 	"github.com/twicekit/twicekit/twice"
 )
 
@@ -30,13 +29,13 @@ VALUES (77, $1, 'long job', 1) ON CONFLICT (order_id, reason) DO NOTHING`, i); e
 // guarded statements under the quick and default budgets (quick is what
 // -short uses); scenarios/op is how many scenarios the check ran.
 func BenchmarkLongJob(b *testing.B) {
-	for _, budget := range []concurrent.Budget{concurrent.Quick, concurrent.Default} {
+	for _, budget := range []twice.Budget{twice.QuickBudget, twice.DefaultBudget} {
 		for _, n := range []int{10, 30, 100, 300} {
 			b.Run(fmt.Sprintf("budget=%s/points=%d", budget.Name, n), func(b *testing.B) {
 				job := guardedStatements(n)
 				var scenarios int
 				for b.Loop() {
-					rep := twice.Check(context.Background(), job, twice.ConcurrencyBudget(budget))
+					rep := twice.Check(context.Background(), job, twice.WithBudget(budget))
 					if !rep.OK() {
 						b.Fatal(rep.String())
 					}

@@ -4,26 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/twicekit/twicekit/concurrent"
 	"github.com/twicekit/twicekit/faults"
 )
-
-// pointCaps is how many crash points and how many overlap points a check
-// plays under each budget, and how many points (of both attempts together)
-// the sampled interleavings may replay in all. thorough has no caps.
-type pointCaps struct {
-	crashes, overlaps, interleavedPoints int
-}
-
-func capsFor(b concurrent.Budget) (pointCaps, bool) {
-	switch b.Name {
-	case concurrent.Quick.Name:
-		return pointCaps{crashes: 12, overlaps: 6, interleavedPoints: 1200}, true
-	case concurrent.Default.Name:
-		return pointCaps{crashes: 24, overlaps: 12, interleavedPoints: 4000}, true
-	}
-	return pointCaps{}, false
-}
 
 // anchorPoint reports whether a point is always kept when a budget thins
 // the crash or overlap points: a transaction boundary, an effect or an
@@ -75,17 +57,6 @@ func keepPoints(steps []faults.Step, n, limit int) []int {
 		}
 	}
 	return out
-}
-
-// interleavingRuns bounds the sampled interleavings of two attempts of n
-// points each so that they replay about caps.interleavedPoints points in
-// all (at least 2 runs, at most the budget's).
-func interleavingRuns(b concurrent.Budget, n int) int {
-	caps, ok := capsFor(b)
-	if !ok || n == 0 {
-		return b.Runs
-	}
-	return min(b.Runs, max(2, caps.interleavedPoints/(2*n)))
 }
 
 // leftOut says what a budget left out of a long job, and how to run it all.

@@ -8,7 +8,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
-	"github.com/twicekit/twicekit/concurrent"
 	"github.com/twicekit/twicekit/twice"
 )
 
@@ -47,7 +46,7 @@ func crashTokens(tokens []string) []string {
 // every point (so does a budget of one's own); a bug the sequential scenarios see is flagged either way.
 func TestBudgetsThinLongJobs(t *testing.T) {
 	t.Parallel()
-	quick := twice.ConcurrencyBudget(concurrent.Quick)
+	quick := twice.WithBudget(twice.QuickBudget)
 	rep := twice.Check(context.Background(), ledgerInOneTransaction(false), quick)
 	require.True(t, rep.OK(), rep.String())
 	require.Equal(t, []string{
@@ -61,7 +60,7 @@ func TestBudgetsThinLongJobs(t *testing.T) {
 
 	// thorough, or a budget of one's own, plays every point (this one samples
 	// few interleavings, to keep the test short).
-	all := twice.Check(context.Background(), ledgerInOneTransaction(false), twice.ConcurrencyBudget(concurrent.Budget{Name: "every point", Runs: 2, Depth: 2}), twice.EveryCrashPoint())
+	all := twice.Check(context.Background(), ledgerInOneTransaction(false), twice.WithBudget(twice.Budget{Name: "every point", Interleavings: 2, Depth: 2}), twice.EveryCrashPoint())
 	require.True(t, all.OK(), all.String())
 	require.Len(t, crashTokens(all.Tokens()), 30+1+29)
 	require.NotContains(t, all.String(), "budget ran")

@@ -1,7 +1,6 @@
 package twice
 
 import (
-	"fmt"
 	"strings"
 
 	"pgregory.net/rapid"
@@ -14,7 +13,7 @@ import (
 // When AssertIdempotent or ExpectIdempotent get a *rapid.T, the check draws
 // the scenarios it runs from it, after the reference run has shown how many
 // points the job has: a labelled draw "twice scenarios" of up to
-// [RapidScenarios] distinct scenarios of the plan (sequential, crash@1..n,
+// the budget's RapidScenarios distinct scenarios of the plan (sequential, crash@1..n,
 // crash@end, duplicate-enqueue, ...), shrinking toward fewer and earlier ones.
 // So rapid shrinks the job's input and the schedule together, to the smallest
 // input and the earliest scenario that still fail, and saves the failing case
@@ -31,32 +30,16 @@ import (
 // failing cases while it shrinks. Replay the shrunk case with TWICE_KEEP_DB=1
 // to keep one.
 
-// budgetName is the budget from -twice.budget, else TWICE_BUDGET, else quick
-// under -short, else default.
-func budgetName() string {
-	if name, _ := budgetSetting(); name != "" {
-		return name
-	}
-	if shortTests() {
-		return BudgetQuick
-	}
-	return BudgetDefault
-}
-
 // RapidScenarios is how many of a check's planned scenarios one rapid check
-// draws under a budget: 1 for quick (and -short), 3 for default, every one for
-// thorough (0 here: nothing is drawn, every scenario runs). rapid's own
-// -rapid.checks keeps its meaning: how many inputs a property draws.
+// draws under the named budget: 1 for quick (and -short), 3 for default,
+// every one for thorough (0 here: nothing is drawn, every scenario runs).
+// rapid's own -rapid.checks keeps its meaning: how many inputs a property
+// draws.
+//
+// Deprecated: use ParseBudget(name) and its RapidScenarios.
 func RapidScenarios(budget string) (int, error) {
-	switch budget {
-	case BudgetQuick:
-		return 1, nil
-	case BudgetDefault:
-		return 3, nil
-	case BudgetThorough:
-		return 0, nil
-	}
-	return 0, fmt.Errorf("twice: unknown budget %q: use one of quick, default, thorough (-twice.budget or TWICE_BUDGET)", budget)
+	b, err := ParseBudget(budget)
+	return b.RapidScenarios, err
 }
 
 // rapidOptions returns the options that make a check inside rapid.Check
@@ -67,20 +50,14 @@ func rapidOptions(tb TB) []Option {
 		return nil
 	}
 	return []Option{optionFunc(func(c *config) {
-		c.pick = func(all []Scenario) []Scenario { return drawScenarios(rt, all) }
+		c.pick = func(all []Scenario, b Budget) []Scenario { return drawScenarios(rt, all, b) }
 	})}
 }
 
 // drawScenarios draws the scenarios of one rapid check out of all.
-func drawScenarios(rt *rapid.T, all []Scenario) []Scenario {
-	if len(all) == 0 {
-		return all
-	}
-	max, err := RapidScenarios(budgetName())
-	if err != nil {
-		panic(err.Error()) // a harness error, the same on every replay
-	}
-	if max == 0 {
+func drawScenarios(rt *rapid.T, all []Scenario, b Budget) []Scenario {
+	max := b.RapidScenarios
+	if len(all) == 0 || max == 0 {
 		return all
 	}
 	idx := generators.Subset(len(all), max).Draw(rt, "twice scenarios")

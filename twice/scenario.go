@@ -314,9 +314,7 @@ func plan(steps []faults.Step, cfg *config, crashes *leftOut) ([]Scenario, error
 		if err != nil {
 			return nil, err
 		}
-		if caps, ok := capsFor(b); ok {
-			p.crashPoints = keepPoints(steps, n, caps.crashes)
-		}
+		p.crashPoints = keepPoints(steps, n, b.CrashPoints)
 		crashes.budget = b.Name
 	}
 	crashes.crashes, crashes.crashPoints = len(p.crashPoints), n
