@@ -77,22 +77,44 @@ func EffectPolicy(kind string, p effects.Policy) Option {
 	return optionFunc(func(c *config) { c.policies[kind] = p })
 }
 
-// IgnoreColumns leaves columns ("table.column") out of the database comparison,
-// in addition to those filled by volatile defaults.
+// The database comparison: IgnoreColumns, Normalize, ExcludeRows and
+// Schemas are its whole vocabulary (each is pgfixture's snapshot option of
+// the same name, applied to every snapshot of the check).
+
+// IgnoreColumns leaves columns out of the database comparison, in addition
+// to those filled by volatile defaults. A column is named "table.column",
+// "schema.table.column", or "column" (in every table).
 func IgnoreColumns(cols ...string) Option {
-	return optionFunc(func(c *config) {
-		c.snapshot = append(c.snapshot, pgfixture.IgnoreColumns(cols...))
-	})
+	return snapshotOption(pgfixture.IgnoreColumns(cols...))
 }
 
-// Normalize rewrites a column's printed value before comparing.
+// Normalize rewrites a column's printed value (named as for IgnoreColumns)
+// before comparing; NULL is passed as "NULL".
 func Normalize(col string, f func(string) string) Option {
-	return optionFunc(func(c *config) { c.snapshot = append(c.snapshot, pgfixture.Normalize(col, f)) })
+	return snapshotOption(pgfixture.Normalize(col, f))
 }
 
-// SnapshotOptions passes options to the database comparison.
+// ExcludeRows leaves out of the comparison the rows of table for which the
+// SQL condition holds (for example a queue's own bookkeeping rows).
+func ExcludeRows(table, condition string) Option {
+	return snapshotOption(pgfixture.ExcludeRows(table, condition))
+}
+
+// Schemas sets the schemas compared (default "public").
+func Schemas(names ...string) Option {
+	return snapshotOption(pgfixture.Schemas(names...))
+}
+
+// SnapshotOptions passes pgfixture's snapshot options to the database
+// comparison.
+//
+// Deprecated: use IgnoreColumns, Normalize, ExcludeRows and Schemas.
 func SnapshotOptions(opts ...pgfixture.SnapshotOption) Option {
 	return optionFunc(func(c *config) { c.snapshot = append(c.snapshot, opts...) })
+}
+
+func snapshotOption(o pgfixture.SnapshotOption) Option {
+	return optionFunc(func(c *config) { c.snapshot = append(c.snapshot, o) })
 }
 
 // WithoutDuplicateEnqueue switches off the duplicate-enqueue scenario. The

@@ -19,7 +19,6 @@ import (
 	"github.com/riverqueue/river/rivertest"
 	"github.com/riverqueue/river/rivertype"
 
-	"github.com/twicekit/twicekit/pgfixture"
 	"github.com/twicekit/twicekit/twice"
 )
 
@@ -74,7 +73,7 @@ func (q *queue[T]) options() []twice.Option {
 		twice.QueueWords(riverWords),
 		twice.MaxDeliveries(q.maxAttempts()),
 		twice.IgnoreColumns(volatileColumns...),
-		twice.SnapshotOptions(pgfixture.ExcludeRows("river_job", "metadata ? '"+marker+"'")),
+		twice.ExcludeRows("river_job", "metadata ? '"+marker+"'"),
 	}
 }
 
