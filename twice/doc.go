@@ -12,33 +12,60 @@
 //	}
 //
 // Index:
-//   - [Job], [Attempt], [SeedSQL]: the job under test and what one delivery gets.
-//   - Effects: [Attempt.Effect] performs and records an effect of any kind
-//     (an SMS, a published message) with every effect scenario; Attempt.HTTP
+//   - The job: [Job], [Attempt] ([Attempt.Effect], [Attempt.Now]), [SeedSQL].
+//     Attempt.Pool and Attempt.DB are the database handles; Attempt.HTTP
 //     routes by host to the Stripe-dialect provider at Attempt.Payments and
 //     to the fakes mounted with [HTTPHost]; Attempt.Mailer and
-//     Attempt.Webhooks are users of the same API.
-//   - [Check]: the pure check; it returns a [Report] and never fails a test.
-//   - [AssertIdempotent] (Fatalf) and [ExpectIdempotent] (Errorf): the same
-//     check for tests, through the small [TB] interface.
-//   - [Scenario], [ScenarioKind]: once, sequential (ack lost), crash before
-//     each point, crash after the last point, duplicate enqueue.
-//   - [Report], [Finding]: what broke, with the timeline, the database diff,
-//     the effects diff and the one line that replays it.
-//   - Values that differ between two clean runs: the reference runs twice;
-//     a column or effect word whose values differ between the two runs (now(),
-//     gen_random_uuid(), time.Now()) is compared by shape (NULL or not, equal
-//     up to one consistent renaming) and printed as ‹time N›, ‹uuid N› or
-//     ‹value N›; [Report].Nondeterministic lists them (logged under -v);
-//     [ExactValues] compares them by value.
-//   - Options: [EffectPolicy], [HTTPHost], [IgnoreColumns], [Normalize], [ExactValues],
-//     [SnapshotOptions], [WithoutDuplicateEnqueue], [AttemptTimeout],
-//     [MaxDeliveries], [Only], [OnServer], [TestName], [KeepFailedDatabase],
-//     [EveryCrashPoint].
+//     Attempt.Webhooks record emails and webhooks. Every statement and
+//     effect call through them is a point of the attempt.
+//   - The check: [Check] returns a [Report] and never fails a test;
+//     [AssertIdempotent] (Fatalf) and [ExpectIdempotent] (Errorf) run the
+//     same check for tests, through the small [TB] interface.
+//   - Scenarios: [Scenario] ([Scenario.Token], [Scenario.Describe]) of a
+//     [ScenarioKind]: [Once] (the reference), [AckLost] ("sequential"),
+//     [CrashBefore] ("crash@N"), [CrashAfterLast] ("crash@end"),
+//     [DuplicateEnqueue], [CrashAfterApply] ("crash-after@N"), [ReplyLost]
+//     ("reply-lost@N"), [Redrive] ("redrive-48h@N"), [Interleaved]
+//     ("concurrent:A2B3A") and [Overlap] ("overlap@N"). Each kind is
+//     described once, in scenario.go.
+//   - Results: [Report] ([Report.OK], [Report.Tokens], [Report.String],
+//     [Report.Timeline]) holds the reference [ScenarioRun] and every other
+//     one ([ScenarioRun.Token]), each with its [Verdict] ([Kept], [Broken])
+//     and its [AttemptRecord]s ([AttemptRecord.Name], [AttemptRecord.End]:
+//     an [AttemptEnd] such as
+//     [EndReturned], [EndError], [EndCrashed], [EndAckLost], [EndPanic],
+//     [EndGoexit], [EndHung], [EndNotDelivered]). A [Finding] is a broken
+//     scenario: its timeline, database diff, effects diff, hints, replay
+//     token and [Problem]s, whose [ProblemKind] is [ProblemPanic],
+//     [ProblemGoexit], [ProblemHung], [ProblemStuck], [ProblemGaveUp],
+//     [ProblemForeignContext] or [ProblemCleanRunFailed].
+//   - Budgets: [Budget], [QuickBudget], [DefaultBudget], [ThoroughBudget],
+//     [Budgets], [ParseBudget], [WithBudget]; -twice.budget=NAME or
+//     TWICE_BUDGET=NAME, -short meaning quick.
+//   - Options ([Option]; they compose, later ones win), comparing: [EffectPolicy], [IgnoreColumns], [Normalize],
+//     [ExcludeRows], [Schemas], [ExactValues].
+//   - Options, scenarios: [WithoutDuplicateEnqueue], [LateRedrive],
+//     [AttemptTimeout] ([DefaultAttemptTimeout]), [MaxDeliveries]
+//     ([DefaultMaxDeliveries]), [Only], [EveryCrashPoint].
+//   - Options, concurrent scenarios: [Isolation] ([IsolationLevel]:
+//     [ReadCommitted], [RepeatableRead], [Serializable]),
+//     [WithoutConcurrency], [ExploreAllInterleavings], [ScheduleSeed].
+//   - Options, environment: [HTTPHost], [SQLDriver], [OnServer],
+//     [KeepFailedDatabase], [TestName].
 //   - The queue's semantics (queue.go), for queue adapters (package
 //     twiceriver for River) and any other queue: [TerminalError],
-//     [SnoozeError], [AckInJobTransaction], [QueueBookkeeping] (with
-//     [Delivery]), [QueueWords].
+//     [SnoozeError], [AckInJobTransaction], [QueueBookkeeping] (a
+//     [QueueHook] given a [Delivery]), [QueueWords].
+//   - Reports: [Report.JSON] ([JSONReport], [JSONOptions], [JSONScenario],
+//     [JSONFinding], [JSONEvent], [JSONTableDiff], [JSONMismatch],
+//     [ReportSchemaVersion]), [Report.Markdown], [Report.Coverage].
+//   - Deprecated, kept for one release: [Sequential], [LateRedriveScenario],
+//     [Concurrent] (the kinds' old names), [ConcurrencyBudget],
+//     [BudgetQuick], [BudgetDefault], [BudgetThorough], [RapidScenarios],
+//     [SnapshotOptions].
+//
+// The design, the packages and their arrows, and where a new scenario kind,
+// fault or effect goes: docs/DESIGN.md in the repository.
 //
 // Long jobs: crash points that leave the same world as an earlier passing
 // one are covered by it ([EveryCrashPoint] plays them all); the quick and
