@@ -1,158 +1,26 @@
 package concurrent
 
-import (
-	"errors"
-	"fmt"
-	"math"
-	"strings"
-)
+import "github.com/twicekit/twicekit/internal/sched"
 
-// Budget bounds how many schedules a check explores per job.
-type Budget struct {
-	// Name is how -twice.budget and TWICE_BUDGET spell it.
-	Name string
-	// Runs is the most schedules run (named ones such as overlap@k aside).
-	Runs int
-	// Depth is the PCT depth d used when sampling (d−1 change points).
-	Depth int
-}
+// Budget bounds how many schedules a check explores per job: Name (as
+// -twice.budget and TWICE_BUDGET spell it), Runs (the most schedules run) and
+// Depth (the PCT depth used when sampling).
+//
+// Deprecated: use twice.Budget (twice.QuickBudget, twice.DefaultBudget, twice.ThoroughBudget) and twice.WithBudget.
+type Budget = sched.Budget
 
-// The budgets. Quick suits -short runs, Default the usual test run, Thorough
+// The budgets: Quick suits -short runs, Default the usual test run, Thorough
 // CI jobs that can afford more.
 var (
-	Quick    = Budget{Name: "quick", Runs: 20, Depth: 2}
-	Default  = Budget{Name: "default", Runs: 100, Depth: 3}
-	Thorough = Budget{Name: "thorough", Runs: 1000, Depth: 3}
+	// Deprecated: use twice.Budget (twice.QuickBudget, twice.DefaultBudget, twice.ThoroughBudget) and twice.WithBudget.
+	Quick = sched.Quick
+	// Deprecated: use twice.Budget (twice.QuickBudget, twice.DefaultBudget, twice.ThoroughBudget) and twice.WithBudget.
+	Default = sched.Default
+	// Deprecated: use twice.Budget (twice.QuickBudget, twice.DefaultBudget, twice.ThoroughBudget) and twice.WithBudget.
+	Thorough = sched.Thorough
 )
 
-// Budgets lists the named budgets from the smallest.
-func Budgets() []Budget { return []Budget{Quick, Default, Thorough} }
-
-// ParseBudget returns the budget with this name.
-func ParseBudget(name string) (Budget, error) {
-	var names []string
-	for _, b := range Budgets() {
-		if b.Name == name {
-			return b, nil
-		}
-		names = append(names, b.Name)
-	}
-	return Budget{}, fmt.Errorf("concurrent: unknown budget %q: use one of %s", name, strings.Join(names, ", "))
-}
-
-// Interleavings counts the interleavings of attempts with these numbers of
-// points: the multinomial (a+b+…)! / (a!·b!·…), C(a+b, a) for two. It
-// saturates at math.MaxInt64.
-func Interleavings(points ...int) int64 {
-	var total, result int64 = 0, 1
-	for _, p := range points {
-		for k := int64(1); k <= int64(p); k++ {
-			total++
-			// result = result * total / k, exact at every step; saturate.
-			if result > math.MaxInt64/total {
-				return math.MaxInt64
-			}
-			result = result * total / k
-		}
-	}
-	return result
-}
-
-// Stop, returned by the function [Explore] calls, ends the exploration
-// without an error (for example at the first interleaving that breaks a
-// promise).
-var Stop = errors.New("concurrent: stop exploring")
-
-// Strategy says how [Explore] covers the interleavings.
-type Strategy int
-
-// The strategies.
-const (
-	// Enumerate runs every distinct interleaving, depth first.
-	Enumerate Strategy = iota + 1
-	// Sample runs seeded PCT samples.
-	Sample
-)
-
-func (s Strategy) String() string {
-	switch s {
-	case Enumerate:
-		return "every interleaving"
-	case Sample:
-		return "PCT samples"
-	}
-	return fmt.Sprintf("strategy(%d)", int(s))
-}
-
-// Choose picks the strategy for attempts with these numbers of points:
-// enumeration when their interleavings fit the budget, sampling otherwise.
-func (b Budget) Choose(points ...int) Strategy {
-	if Interleavings(points...) <= int64(b.Runs) {
-		return Enumerate
-	}
-	return Sample
-}
-
-// Explore runs schedules for attempts with these numbers of points (taken
-// from a reference run; a run may reach more or fewer) within the budget:
-// every distinct interleaving when [Budget.Choose] says Enumerate, else up
-// to b.Runs distinct PCT samples drawn from seed (fewer once they stop
-// finding new interleavings). run plays one schedule and returns its
-// trace; returning [Stop] ends the exploration early, any other error aborts
-// it. Explore returns how many schedules it ran.
-func Explore(b Budget, seed uint64, points []int, run func(Chooser) (*Trace, error)) (int, error) {
-	if b.Runs < 1 {
-		return 0, fmt.Errorf("concurrent: budget %q runs no schedules", b.Name)
-	}
-	steps := 0
-	for _, p := range points {
-		steps += p
-	}
-	runs := 0
-	if b.Choose(points...) == Enumerate {
-		var e Exhaustive
-		for runs < b.Runs {
-			runs++
-			t, err := run(e.Next())
-			if err != nil {
-				return runs, stopped(err)
-			}
-			if !e.Record(t) {
-				break
-			}
-		}
-		return runs, nil
-	}
-	// Samples that would repeat an earlier one's choices are skipped; the
-	// draws are bounded too, for jobs with few distinct samples.
-	// Sampling also stops once a quarter of the budget in a row brought no
-	// interleaving not seen before: the samples have saturated.
-	drawn, found := map[string]bool{}, map[string]bool{}
-	stale := 0
-	for draw := uint64(0); runs < b.Runs && draw < 10*uint64(b.Runs) && stale < max(8, b.Runs/4); draw++ {
-		p := NewPCT(seed, draw, len(points), steps, b.Depth)
-		if drawn[p.Key()] {
-			continue
-		}
-		drawn[p.Key()] = true
-		runs++
-		t, err := run(p)
-		if err != nil {
-			return runs, stopped(err)
-		}
-		if t != nil && !found[t.Token()] {
-			found[t.Token()] = true
-			stale = 0
-		} else {
-			stale++
-		}
-	}
-	return runs, nil
-}
-
-func stopped(err error) error {
-	if errors.Is(err, Stop) {
-		return nil
-	}
-	return err
-}
+// ParseBudget returns the budget with this name (quick, default, thorough).
+//
+// Deprecated: use twice.Budget (twice.QuickBudget, twice.DefaultBudget, twice.ThoroughBudget) and twice.WithBudget.
+func ParseBudget(name string) (Budget, error) { return sched.ParseBudget(name) }

@@ -13,7 +13,7 @@ func ExampleParseSchedule() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(s.Token(), []int(s))
+	fmt.Println(s.Token(), []int(s), s.Attempts(), s.Preemptions())
 
 	s, _ = concurrent.ParseSchedule("A2B3A1")
 	fmt.Println(s.Token())
@@ -21,17 +21,13 @@ func ExampleParseSchedule() {
 	_, err = concurrent.ParseSchedule("A2xB")
 	fmt.Println(err)
 	// Output:
-	// A2B3A [0 0 1 1 1 0]
+	// A2B3A [0 0 1 1 1 0] 2 1
 	// A2B3A
 	// concurrent: bad schedule token "A2xB" at offset 2: want an attempt letter A-Z (A is the first attempt, B the second), optionally followed by a count, like A2B3A1
 }
 
-// Two attempts of five points each have C(10, 5) interleavings; a budget
-// enumerates them when they fit and samples them with PCT otherwise.
-func ExampleBudget_Choose() {
-	fmt.Println(concurrent.Interleavings(5, 5))
-	fmt.Println(concurrent.Quick.Choose(2, 2), "|", concurrent.Default.Choose(5, 5), "|", concurrent.Thorough.Choose(5, 5))
-	// Output:
-	// 252
-	// every interleaving | PCT samples | every interleaving
+// Two attempts of five points each have C(10, 5) interleavings.
+func ExampleInterleavings() {
+	fmt.Println(concurrent.Interleavings(5, 5), concurrent.Interleavings(2, 1, 1))
+	// Output: 252 12
 }

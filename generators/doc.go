@@ -18,7 +18,11 @@
 //     shrinking toward fewer and earlier ones ([0]).
 //   - [Interleaving] and [Chooser] — the order in which workers take their
 //     steps, shrinking toward fewer context switches (0 preemptions: every
-//     worker runs to its end before the next starts). See [Schedule].
+//     worker runs to its end before the next starts). They return a
+//     concurrent.Schedule, printed in run-length form ("A3B2": A three
+//     steps, then B two), the token a check prints and replays.
+//   - [Schedule], [ParseSchedule] — deprecated names of concurrent.Schedule
+//     and concurrent.ParseSchedule.
 //
 // # Job inputs
 //
@@ -50,6 +54,7 @@
 //		}
 //	})
 //
-// The package depends on rapid only; package twice uses it to draw its
+// The package depends on rapid and, for schedules, on package concurrent;
+// package twice uses it to draw its
 // schedules when a check runs inside rapid.Check.
 package generators

@@ -6,6 +6,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/twicekit/twicekit/concurrent"
 	"github.com/twicekit/twicekit/generators"
 )
 
@@ -51,7 +52,7 @@ func Example_jobInput() {
 // A scheduler that learns at every point which workers can run asks a
 // Chooser; the choices shrink toward fewer context switches.
 func ExampleChooser() {
-	schedules := rapid.Custom(func(t *rapid.T) generators.Schedule {
+	schedules := rapid.Custom(func(t *rapid.T) concurrent.Schedule {
 		c := generators.NewChooser(t, "schedule", 2)
 		left := []int{3, 2} // steps of workers A and B
 		for left[0]+left[1] > 0 {
@@ -71,13 +72,13 @@ func ExampleChooser() {
 }
 
 func ExampleInterleaving() {
-	s, _ := generators.ParseSchedule("AABBBA")
-	fmt.Println(s, s.Token(), s.Preemptions())
+	s, _ := concurrent.ParseSchedule("AABBBA")
+	fmt.Println([]int(s), s.Token(), s.Preemptions())
 	// rapid shrinks a drawn interleaving toward this one:
-	fmt.Println(generators.Schedule{0, 0, 0, 1, 1}.Token(), generators.Schedule{0, 0, 0, 1, 1}.Preemptions())
+	fmt.Println(concurrent.Schedule{0, 0, 0, 1, 1}.Token(), concurrent.Schedule{0, 0, 0, 1, 1}.Preemptions())
 	// Output:
-	// [0 0 1 1 1 0] AABBBA 1
-	// AAABB 0
+	// [0 0 1 1 1 0] A2B3A 1
+	// A3B2 0
 }
 
 func ExampleOrders() {

@@ -3,9 +3,10 @@ package generators
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"pgregory.net/rapid"
+
+	"github.com/twicekit/twicekit/concurrent"
 )
 
 // Index draws a position in a list of n things, 0..n-1, shrinking toward 0.
@@ -43,46 +44,22 @@ func Subset(n, max int) *rapid.Generator[[]int] {
 }
 
 // Schedule is an interleaving of the steps of several workers: entry i is the
-// worker (0, 1, ...) that takes step i. Its [Schedule.Token] prints it as
-// letters, one per step: "AABBA".
-type Schedule []int
+// worker (0, 1, ...) that takes step i. It is [concurrent.Schedule]: its Token
+// prints it in run-length form, "A2B2A", and Preemptions counts its context
+// switches.
+//
+// Deprecated: use concurrent.Schedule.
+type Schedule = concurrent.Schedule
 
-// Token prints s as one letter a step, A for worker 0: "AAB" is two steps of
-// A, then one of B. The same token is always the same interleaving.
-func (s Schedule) Token() string {
-	var b strings.Builder
-	for _, w := range s {
-		b.WriteByte(byte('A' + w%26))
+// ParseSchedule reads a schedule token, "A2B2A" or "AABBA" (the counts are
+// optional); the empty token is the empty schedule.
+//
+// Deprecated: use concurrent.ParseSchedule.
+func ParseSchedule(token string) (concurrent.Schedule, error) {
+	if token == "" {
+		return concurrent.Schedule{}, nil
 	}
-	return b.String()
-}
-
-// Preemptions counts the context switches away from a worker that still had
-// steps to take. Running each worker to its end, one after the other, has 0.
-func (s Schedule) Preemptions() int {
-	last := map[int]int{}
-	for i, w := range s {
-		last[w] = i
-	}
-	n := 0
-	for i := 1; i < len(s); i++ {
-		if s[i] != s[i-1] && last[s[i-1]] > i-1 {
-			n++
-		}
-	}
-	return n
-}
-
-// ParseSchedule reads a token printed by [Schedule.Token].
-func ParseSchedule(token string) (Schedule, error) {
-	s := make(Schedule, 0, len(token))
-	for i, r := range token {
-		if r < 'A' || r > 'Z' {
-			return nil, fmt.Errorf("generators: schedule %q: step %d is %q, want a letter A-Z", token, i+1, r)
-		}
-		s = append(s, int(r-'A'))
-	}
-	return s, nil
+	return concurrent.ParseSchedule(token)
 }
 
 // Chooser makes the choices of a scheduler from a rapid.T, one labelled draw
@@ -102,7 +79,7 @@ type Chooser struct {
 	used    int
 	current int
 	started bool
-	steps   Schedule
+	steps   concurrent.Schedule
 }
 
 // NewChooser returns a Chooser drawing from t, labelling its draws with label
@@ -150,16 +127,16 @@ func pick(t *rapid.T, label string, n int) int {
 func (c *Chooser) Preemptions() int { return c.used }
 
 // Schedule is the interleaving chosen so far.
-func (c *Chooser) Schedule() Schedule { return slices.Clone(c.steps) }
+func (c *Chooser) Schedule() concurrent.Schedule { return slices.Clone(c.steps) }
 
 // Interleaving draws an interleaving of workers that take steps[i] steps each,
 // with at most maxPreemptions preemptions: first how many it allows
 // (0..maxPreemptions, shrinking toward 0), then the choices of a [Chooser].
 // It shrinks toward 0 preemptions: worker 0 to its end, then worker 1, and so
-// on ("AAABB" for steps 3 and 2).
-func Interleaving(steps []int, maxPreemptions int) *rapid.Generator[Schedule] {
+// on ("A3B2" for steps 3 and 2).
+func Interleaving(steps []int, maxPreemptions int) *rapid.Generator[concurrent.Schedule] {
 	steps = slices.Clone(steps)
-	return rapid.Custom(func(t *rapid.T) Schedule {
+	return rapid.Custom(func(t *rapid.T) concurrent.Schedule {
 		left := slices.Clone(steps)
 		allowed := rapid.IntRange(0, max(maxPreemptions, 0)).Draw(t, "preemptions allowed")
 		c := NewChooser(t, "step", allowed)

@@ -1,4 +1,4 @@
-package faults
+package inject
 
 import (
 	"database/sql/driver"

@@ -1,4 +1,4 @@
-package concurrent
+package sched
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/twicekit/twicekit/faults"
+	"github.com/twicekit/twicekit/internal/inject"
 )
 
 // Config sets up a [Scheduler].
@@ -17,7 +17,7 @@ type Config struct {
 	// Attempts is how many attempts run at once (default 2, at most 26).
 	Attempts int
 	// Choose picks the attempt released at each decision (default: the
-	// first ready one, that is Schedule(nil)).
+	// first ready one, that is Replay(nil)).
 	Choose Chooser
 	// Locks, when set, makes the scheduler lock-aware: an attempt whose
 	// statement waits on a lock another attempt holds is seen as blocked, and
@@ -48,7 +48,7 @@ const (
 var ErrStopped = errors.New("concurrent: the scheduler stopped before releasing this point")
 
 // Scheduler owns the interleaving of the attempts of one run: every attempt
-// waits at each of its points (through the [faults.Plan] from
+// waits at each of its points (through the [inject.Plan] from
 // [Scheduler.Plan]) until the scheduler releases it, and the scheduler
 // releases one attempt at a time, only when no attempt is running: each
 // other attempt waits at a point, waits on a lock another attempt holds, or
@@ -80,8 +80,8 @@ const (
 
 type attempt struct {
 	st       state
-	at       faults.Step // waiting: the point it waits before
-	last     faults.Step // the last point released
+	at       inject.Step // waiting: the point it waits before
+	last     inject.Step // the last point released
 	released int
 	pids     map[uint32]bool
 	on       []int // blocked: the attempts it waits for
@@ -95,7 +95,7 @@ type attempt struct {
 type event struct {
 	i    int
 	ret  bool
-	step faults.Step
+	step inject.Step
 }
 
 // New returns a scheduler for one run.
@@ -107,7 +107,7 @@ func New(cfg Config) *Scheduler {
 		cfg.Attempts = MaxAttempts
 	}
 	if cfg.Choose == nil {
-		cfg.Choose = Schedule(nil)
+		cfg.Choose = Replay(nil)
 	}
 	if cfg.StuckAfter <= 0 {
 		cfg.StuckAfter = DefaultStuckAfter
@@ -127,9 +127,9 @@ func New(cfg Config) *Scheduler {
 
 // Plan is the plan of attempt i (0 is A): it waits for the scheduler at
 // every point.
-func (s *Scheduler) Plan(i int) faults.Plan {
+func (s *Scheduler) Plan(i int) inject.Plan {
 	grant := s.att[i].grant
-	return faults.Plan{Wait: func(ctx context.Context, st faults.Step) error {
+	return inject.Plan{Wait: func(ctx context.Context, st inject.Step) error {
 		select {
 		case s.events <- event{i: i, step: st}:
 		case <-s.stop:
@@ -309,7 +309,7 @@ func (s *Scheduler) settle(ctx context.Context, t *Trace) error {
 		asking := false
 		pids := make([][]uint32, len(s.att))
 		for i, a := range s.att {
-			if (a.st == running || a.st == blocked) && a.last.Kind == faults.SQL {
+			if (a.st == running || a.st == blocked) && a.last.Kind == inject.SQL {
 				asking = true
 			}
 			for p := range a.pids {
@@ -343,7 +343,7 @@ func (s *Scheduler) settle(ctx context.Context, t *Trace) error {
 			continue
 		}
 		for i, a := range s.att {
-			if (a.st != running && a.st != blocked) || a.last.Kind != faults.SQL {
+			if (a.st != running && a.st != blocked) || a.last.Kind != inject.SQL {
 				continue
 			}
 			on := waits.On[i]
@@ -410,7 +410,7 @@ type Position struct {
 	Released int
 	// Step is the point the attempt waits before (StateWaiting) or the last
 	// point it passed (otherwise; Index 0 before the first).
-	Step faults.Step
+	Step inject.Step
 	// On lists the attempts whose locks it waits for (StateBlocked).
 	On []int
 	// ForeignLock: it waits in PostgreSQL for a session of no attempt.

@@ -1,4 +1,4 @@
-package concurrent
+package sched
 
 import (
 	"fmt"
@@ -122,16 +122,16 @@ func (p *PCT) highest(ready []int) int {
 // branch, so interleavings that lock waits make impossible are never tried,
 // and none is run twice.
 type Exhaustive struct {
-	next Schedule
+	next Replay
 	done bool
 }
 
 // Next is the schedule of the next run (nil after the last).
-func (e *Exhaustive) Next() Schedule {
+func (e *Exhaustive) Next() Replay {
 	if e.done {
 		return nil
 	}
-	return append(Schedule{}, e.next...)
+	return append(Replay{}, e.next...)
 }
 
 // Record notes the decisions of a run and reports whether another
@@ -141,7 +141,7 @@ func (e *Exhaustive) Record(t *Trace) bool {
 	for j := len(ds) - 1; j >= 0; j-- {
 		k := slices.Index(ds[j].Ready, ds[j].Chose)
 		if k >= 0 && k+1 < len(ds[j].Ready) {
-			next := make(Schedule, 0, j+1)
+			next := make(Replay, 0, j+1)
 			for _, d := range ds[:j] {
 				next = append(next, d.Chose)
 			}

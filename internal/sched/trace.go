@@ -1,10 +1,10 @@
-package concurrent
+package sched
 
 import (
 	"fmt"
 	"strings"
 
-	"github.com/twicekit/twicekit/faults"
+	"github.com/twicekit/twicekit/internal/inject"
 )
 
 // EventKind says what happened in a run.
@@ -25,7 +25,7 @@ const (
 type Event struct {
 	Kind    EventKind
 	Attempt int
-	Step    faults.Step
+	Step    inject.Step
 	On      []int
 }
 
@@ -59,8 +59,8 @@ type Trace struct {
 
 // Schedule is the sequence of releases the run made; replayed as a
 // [Chooser], it gives the same interleaving.
-func (t *Trace) Schedule() Schedule {
-	s := make(Schedule, len(t.Decisions))
+func (t *Trace) Schedule() Replay {
+	s := make(Replay, len(t.Decisions))
 	for i, d := range t.Decisions {
 		s[i] = d.Chose
 	}

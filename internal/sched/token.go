@@ -1,4 +1,4 @@
-package concurrent
+package sched
 
 import (
 	"fmt"
@@ -9,15 +9,16 @@ import (
 // MaxAttempts is how many attempts a schedule can name (A to Z).
 const MaxAttempts = 26
 
-// Schedule is a sequence of choices: entry n names the attempt (0 is A, 1 is
-// B, ...) released at the n-th decision. Its token is printable and parses
-// back to the same schedule, so the same token always replays the same
-// interleaving.
+// Replay is a schedule as the scheduler plays it: entry n names the attempt
+// (0 is A, 1 is B, ...) released at the n-th decision. Its token is printable
+// and parses back to the same schedule, so the same token always replays the
+// same interleaving. The public form is concurrent.Schedule; convert one with
+// Replay(s).
 //
-// As a [Chooser], a schedule releases the attempt it names when that attempt
+// As a [Chooser], a replay releases the attempt it names when that attempt
 // is waiting at a point; when it is not (it is blocked on a lock or has
 // returned), or past the end of the schedule, the first waiting attempt goes.
-type Schedule []int
+type Replay []int
 
 // Letter names attempt i in tokens and timelines: A, B, C, ...
 func Letter(i int) string {
@@ -30,7 +31,7 @@ func Letter(i int) string {
 // Token is the schedule in run-length form: a letter per run of releases of
 // the same attempt, followed by the run's length when it is more than one
 // ("A2BA3" releases A twice, B once, A three times).
-func (s Schedule) Token() string {
+func (s Replay) Token() string {
 	var b strings.Builder
 	for i := 0; i < len(s); {
 		j := i
@@ -46,15 +47,15 @@ func (s Schedule) Token() string {
 	return b.String()
 }
 
-func (s Schedule) String() string { return s.Token() }
+func (s Replay) String() string { return s.Token() }
 
 // ParseSchedule parses a token: letters A to Z, each optionally followed by a
 // count ("A2B3A", "AABBBA" and "A2B3A1" are the same schedule).
-func ParseSchedule(token string) (Schedule, error) {
+func ParseSchedule(token string) (Replay, error) {
 	if token == "" {
 		return nil, fmt.Errorf("concurrent: empty schedule token: a token is a sequence of attempt letters with optional counts, like A2B3A1")
 	}
-	var s Schedule
+	var s Replay
 	for i := 0; i < len(token); {
 		c := token[i]
 		if c < 'A' || c > 'Z' {
@@ -83,7 +84,7 @@ func ParseSchedule(token string) (Schedule, error) {
 
 // Attempts is the number of attempts the schedule names (the highest letter
 // plus one).
-func (s Schedule) Attempts() int {
+func (s Replay) Attempts() int {
 	m := 0
 	for _, a := range s {
 		if a+1 > m {
@@ -94,7 +95,7 @@ func (s Schedule) Attempts() int {
 }
 
 // Choose implements [Chooser].
-func (s Schedule) Choose(d Decision) int {
+func (s Replay) Choose(d Decision) int {
 	if d.N < len(s) && d.IsReady(s[d.N]) {
 		return s[d.N]
 	}

@@ -1,4 +1,4 @@
-package faults_test
+package inject_test
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
-	"github.com/twicekit/twicekit/faults"
+	"github.com/twicekit/twicekit/internal/inject"
 )
 
 // mockDB is a *sql.DB on go-sqlmock through the fault-injecting wrapper, as
@@ -25,7 +25,7 @@ import (
 type mockDB struct {
 	*sql.DB
 	mock sqlmock.Sqlmock
-	dc   *faults.DriverConns
+	dc   *inject.DriverConns
 
 	mu      sync.Mutex
 	foreign []string
@@ -41,10 +41,10 @@ func newMockDB(t *testing.T) *mockDB {
 	// so sqlmock keeps the DSN while the wrapper opens and cuts its own.
 	own, mock, err := sqlmock.NewWithDSN(dsn, sqlmock.QueryMatcherOption(sqlmock.QueryMatcherEqual))
 	require.NoError(t, err)
-	inner, err := faults.OpenConnector("sqlmock", dsn)
+	inner, err := inject.OpenConnector("sqlmock", dsn)
 	require.NoError(t, err)
-	m := &mockDB{mock: mock, dc: faults.NewDriverConns()}
-	m.DB = sql.OpenDB(faults.WrapConnector(inner, m.dc, func(label string) {
+	m := &mockDB{mock: mock, dc: inject.NewDriverConns()}
+	m.DB = sql.OpenDB(inject.WrapConnector(inner, m.dc, func(label string) {
 		m.mu.Lock()
 		m.foreign = append(m.foreign, label)
 		m.mu.Unlock()
@@ -65,13 +65,13 @@ func (m *mockDB) foreignCalls() []string {
 
 // start begins an attempt whose crash cuts the wrapper's connections, as the
 // worker wires it.
-func (m *mockDB) start(plan faults.Plan) (context.Context, *faults.Run) {
-	ctx, run := faults.Start(context.Background(), "attempt 1 of job-1", plan)
+func (m *mockDB) start(plan inject.Plan) (context.Context, *inject.Run) {
+	ctx, run := inject.Start(context.Background(), "attempt 1 of job-1", plan)
 	run.OnCrash(m.dc.CutAll)
 	return ctx, run
 }
 
-func labels(steps []faults.Step) []string {
+func labels(steps []inject.Step) []string {
 	out := make([]string, len(steps))
 	for i, s := range steps {
 		out[i] = s.Label
@@ -142,13 +142,13 @@ func expectTransfer(mock sqlmock.Sqlmock, n int) {
 func TestDriverCleanRunSeesEveryStatementAsAPoint(t *testing.T) {
 	m := newMockDB(t)
 	expectTransfer(m.mock, len(transferPoints))
-	ctx, run := m.start(faults.Plan{})
+	ctx, run := m.start(inject.Plan{})
 	first, later := transfer(ctx, m.DB)
 	require.NoError(t, first)
 	require.Empty(t, later)
 	require.Equal(t, transferPoints, labels(run.Steps()), "COMMIT and BEGIN are points")
 	for _, s := range run.Steps() {
-		require.Equal(t, faults.SQL, s.Kind)
+		require.Equal(t, inject.SQL, s.Kind)
 	}
 	require.NoError(t, m.mock.ExpectationsWereMet())
 	require.Empty(t, m.foreignCalls())
@@ -162,11 +162,11 @@ func TestDriverCrashBeforeStatementK(t *testing.T) {
 			// The crash closes the driver connection (the server aborts the
 			// open transaction) before anything else reaches the driver.
 			m.mock.ExpectClose()
-			ctx, run := m.start(faults.Plan{CrashBefore: k})
+			ctx, run := m.start(inject.Plan{CrashBefore: k})
 
 			first, later := transfer(ctx, m.DB)
 
-			require.ErrorIs(t, first, faults.ErrCrashed)
+			require.ErrorIs(t, first, inject.ErrCrashed)
 			require.NotErrorIs(t, first, driver.ErrBadConn)
 			for _, err := range later {
 				// Refused by the wrapper (or by database/sql for a transaction it
@@ -177,7 +177,7 @@ func TestDriverCrashBeforeStatementK(t *testing.T) {
 			require.Equal(t, transferPoints[:k-1], labels(run.Steps()))
 			crashed, at, _ := run.Crashed()
 			require.True(t, crashed)
-			require.Equal(t, faults.Step{Index: k, Kind: faults.SQL, Label: transferPoints[k-1]}, at)
+			require.Equal(t, inject.Step{Index: k, Kind: inject.SQL, Label: transferPoints[k-1]}, at)
 			require.NoError(t, m.mock.ExpectationsWereMet())
 			require.Zero(t, m.dc.Open(), "every connection of the attempt is closed")
 		})
@@ -189,14 +189,14 @@ func TestDriverCommitIsAPointAndACrashThereAbortsTheTransaction(t *testing.T) {
 	m.mock.ExpectBegin()
 	m.mock.ExpectExec("UPDATE accounts SET balance = 0").WillReturnResult(sqlmock.NewResult(0, 1))
 	m.mock.ExpectClose() // no ExpectCommit: COMMIT never reaches the driver
-	ctx, run := m.start(faults.Plan{CrashBefore: 3})
+	ctx, run := m.start(inject.Plan{CrashBefore: 3})
 
 	tx, err := m.BeginTx(ctx, nil)
 	require.NoError(t, err)
 	_, err = tx.ExecContext(ctx, "UPDATE accounts SET balance = 0")
 	require.NoError(t, err)
 	err = tx.Commit()
-	require.ErrorIs(t, err, faults.ErrCrashed)
+	require.ErrorIs(t, err, inject.ErrCrashed)
 	require.NotErrorIs(t, err, driver.ErrBadConn)
 	_, at, _ := run.Crashed()
 	require.Equal(t, "COMMIT", at.Label)
@@ -210,7 +210,7 @@ func TestDriverBadConnRetryNeverRerunsACrashedStatement(t *testing.T) {
 		m := newMockDB(t)
 		m.mock.ExpectExec("SELECT 1").WillReturnResult(sqlmock.NewResult(0, 0))
 		m.mock.ExpectClose()
-		ctx, run := m.start(faults.Plan{})
+		ctx, run := m.start(inject.Plan{})
 		_, err := m.ExecContext(ctx, "SELECT 1")
 		require.NoError(t, err)
 		run.Crash("hung") // between points: the idle pooled connection is cut
@@ -219,7 +219,7 @@ func TestDriverBadConnRetryNeverRerunsACrashedStatement(t *testing.T) {
 		// ErrBadConn, database/sql retries on a new connection, and the wrapper
 		// refuses the crashed attempt there without reaching the driver.
 		_, err = m.ExecContext(context.WithoutCancel(ctx), "UPDATE accounts SET balance = 0")
-		require.ErrorIs(t, err, faults.ErrCrashed)
+		require.ErrorIs(t, err, inject.ErrCrashed)
 		require.NotErrorIs(t, err, driver.ErrBadConn)
 		require.Equal(t, []string{"SELECT 1"}, labels(run.Steps()))
 		require.NoError(t, m.mock.ExpectationsWereMet())
@@ -231,14 +231,14 @@ func TestDriverBadConnRetryNeverRerunsACrashedStatement(t *testing.T) {
 		m.mock.ExpectExec("UPDATE accounts SET balance = 0").
 			WillDelayFor(100 * time.Millisecond).WillReturnError(driver.ErrBadConn)
 		m.mock.ExpectClose()
-		ctx, run := m.start(faults.Plan{})
+		ctx, run := m.start(inject.Plan{})
 		go func() {
 			time.Sleep(20 * time.Millisecond)
 			run.Crash("hung")
 		}()
 		// Without cancellation, so the mock answers ErrBadConn after the crash.
 		_, err := m.ExecContext(context.WithoutCancel(ctx), "UPDATE accounts SET balance = 0")
-		require.ErrorIs(t, err, faults.ErrCrashed)
+		require.ErrorIs(t, err, inject.ErrCrashed)
 		require.NotErrorIs(t, err, driver.ErrBadConn)
 		require.Equal(t, []string{"UPDATE accounts SET balance = 0"}, labels(run.Steps()), "one point")
 		require.NoError(t, m.mock.ExpectationsWereMet())
@@ -248,7 +248,7 @@ func TestDriverBadConnRetryNeverRerunsACrashedStatement(t *testing.T) {
 		m := newMockDB(t)
 		m.mock.ExpectExec("UPDATE accounts SET balance = 0").WillReturnError(driver.ErrBadConn)
 		m.mock.ExpectExec("UPDATE accounts SET balance = 0").WillReturnResult(sqlmock.NewResult(0, 1))
-		ctx, run := m.start(faults.Plan{})
+		ctx, run := m.start(inject.Plan{})
 		res, err := m.ExecContext(ctx, "UPDATE accounts SET balance = 0")
 		require.NoError(t, err)
 		n, err := res.RowsAffected()
@@ -262,17 +262,17 @@ func TestDriverBadConnRetryNeverRerunsACrashedStatement(t *testing.T) {
 		m.mock.ExpectExec("SELECT 1").WillReturnResult(sqlmock.NewResult(0, 0))
 		m.mock.ExpectClose()
 		m.mock.ExpectExec("SELECT 1").WillReturnResult(sqlmock.NewResult(0, 0))
-		ctx, run := m.start(faults.Plan{CrashBefore: 2})
+		ctx, run := m.start(inject.Plan{CrashBefore: 2})
 		_, err := m.ExecContext(ctx, "SELECT 1")
 		require.NoError(t, err)
 		_, err = m.ExecContext(ctx, "SELECT 2")
-		require.ErrorIs(t, err, faults.ErrCrashed)
+		require.ErrorIs(t, err, inject.ErrCrashed)
 		run.Finish()
 		require.Equal(t, 1, m.dc.Opens())
 
 		// The redelivery: database/sql discards the cut connection (ResetSession
 		// or IsValid) and opens another; the statement runs once.
-		ctx2, run2 := m.start(faults.Plan{})
+		ctx2, run2 := m.start(inject.Plan{})
 		_, err = m.ExecContext(ctx2, "SELECT 1")
 		require.NoError(t, err)
 		require.Equal(t, []string{"SELECT 1"}, labels(run2.Steps()))
@@ -285,16 +285,16 @@ func TestDriverForeignContextIsRefusedAndReported(t *testing.T) {
 	m := newMockDB(t)
 	m.mock.ExpectBegin()
 	m.mock.ExpectRollback()
-	ctx, run := m.start(faults.Plan{})
+	ctx, run := m.start(inject.Plan{})
 
 	_, err := m.ExecContext(context.Background(), "UPDATE customers SET points = 50 WHERE id = $1", 77)
-	require.ErrorIs(t, err, faults.ErrForeignContext)
+	require.ErrorIs(t, err, inject.ErrForeignContext)
 	require.NotErrorIs(t, err, driver.ErrBadConn)
 
 	tx, err := m.BeginTx(ctx, nil)
 	require.NoError(t, err)
 	rows, err := tx.QueryContext(context.TODO(), "SELECT points FROM customers")
-	require.ErrorIs(t, err, faults.ErrForeignContext)
+	require.ErrorIs(t, err, inject.ErrForeignContext)
 	require.Nil(t, rows)
 	require.NoError(t, tx.Rollback())
 
@@ -311,14 +311,14 @@ func TestDriverPreparedStatementExecutionsArePoints(t *testing.T) {
 	prep := m.mock.ExpectPrepare("UPDATE customers SET points = points + $1 WHERE id = $2")
 	prep.ExpectExec().WithArgs(50, 77).WillReturnResult(sqlmock.NewResult(0, 1))
 	m.mock.ExpectClose()
-	ctx, run := m.start(faults.Plan{CrashBefore: 3})
+	ctx, run := m.start(inject.Plan{CrashBefore: 3})
 
 	st, err := m.PrepareContext(ctx, "UPDATE customers SET points = points + $1 WHERE id = $2")
 	require.NoError(t, err)
 	_, err = st.ExecContext(ctx, 50, 77)
 	require.NoError(t, err)
 	_, err = st.ExecContext(context.WithoutCancel(ctx), 50, 78)
-	require.ErrorIs(t, err, faults.ErrCrashed)
+	require.ErrorIs(t, err, inject.ErrCrashed)
 	require.NotErrorIs(t, err, driver.ErrBadConn)
 	require.NoError(t, st.Close())
 
@@ -333,7 +333,7 @@ func TestDriverQueryRowsAndPing(t *testing.T) {
 	m := newMockDB(t)
 	m.mock.ExpectQuery("SELECT points FROM customers WHERE id = $1").WithArgs(77).
 		WillReturnRows(sqlmock.NewRows([]string{"points"}).AddRow(50))
-	ctx, run := m.start(faults.Plan{})
+	ctx, run := m.start(inject.Plan{})
 
 	require.NoError(t, m.PingContext(ctx), "a ping is not a point")
 	var points int
@@ -348,7 +348,7 @@ func TestDriverTransactionLeftOpenIsAbortedWhenTheAttemptReturns(t *testing.T) {
 	m.mock.ExpectBegin()
 	m.mock.ExpectExec("UPDATE accounts SET balance = 0").WillReturnResult(sqlmock.NewResult(0, 1))
 	m.mock.ExpectClose() // no ExpectRollback: the cleanup is refused, the connection closed
-	ctx, run := m.start(faults.Plan{})
+	ctx, run := m.start(inject.Plan{})
 
 	tx, err := m.BeginTx(ctx, nil)
 	require.NoError(t, err)
@@ -363,7 +363,7 @@ func TestDriverTransactionLeftOpenIsAbortedWhenTheAttemptReturns(t *testing.T) {
 }
 
 func TestOpenConnectorUnknownDriver(t *testing.T) {
-	_, err := faults.OpenConnector("no-such-driver", "")
+	_, err := inject.OpenConnector("no-such-driver", "")
 	require.Error(t, err)
 	require.Regexp(t, regexp.MustCompile(`unknown driver "no-such-driver"`), err.Error())
 }
@@ -371,7 +371,7 @@ func TestOpenConnectorUnknownDriver(t *testing.T) {
 func TestDriverWorkerUseDriver(t *testing.T) {
 	cfg, err := pgx.ParseConfig("postgres://twice@127.0.0.1:1/none?sslmode=disable")
 	require.NoError(t, err)
-	w, err := faults.NewWorker(cfg) // connects lazily: nothing is dialed here
+	w, err := inject.NewWorker(cfg) // connects lazily: nothing is dialed here
 	require.NoError(t, err)
 	defer w.Close()
 	dsn := fmt.Sprintf("faults_driver_%d", mockSeq.Add(1))
@@ -382,14 +382,14 @@ func TestDriverWorkerUseDriver(t *testing.T) {
 	mock.ExpectExec("SELECT 1").WillReturnResult(sqlmock.NewResult(0, 0))
 	mock.ExpectClose()
 
-	ctx, run := faults.Start(context.Background(), "a", faults.Plan{CrashBefore: 2})
+	ctx, run := inject.Start(context.Background(), "a", inject.Plan{CrashBefore: 2})
 	run.OnCrash(w.Cut)
 	_, err = w.DB.ExecContext(ctx, "SELECT 1")
 	require.NoError(t, err)
 	_, err = w.DB.ExecContext(ctx, "SELECT 2")
-	require.ErrorIs(t, err, faults.ErrCrashed)
+	require.ErrorIs(t, err, inject.ErrCrashed)
 	_, err = w.DB.ExecContext(context.Background(), "SELECT 3")
-	require.True(t, errors.Is(err, faults.ErrForeignContext))
+	require.True(t, errors.Is(err, inject.ErrForeignContext))
 	require.Equal(t, []string{"SELECT 3"}, w.TakeForeign())
 	require.NoError(t, mock.ExpectationsWereMet())
 }
