@@ -1,46 +1,29 @@
-// Package concurrent runs attempts of a job at the same time under a
-// deterministic, lock-aware scheduler, and explores their interleavings.
+// Package concurrent names the interleavings of concurrent attempts: the
+// schedules a check explores when it runs two attempts of a job at once, and
+// the tokens it prints and replays ("concurrent:A2B3A").
 //
-// Every point of an attempt (each SQL statement, effect call and explicit
-// faults.Point) waits for the [Scheduler], which releases exactly one attempt
-// at a time, and only when no attempt is running: each other attempt waits
-// at a point, waits in PostgreSQL on a lock another attempt holds, or has
-// returned. Which ready attempt goes is a [Chooser]'s decision, so the same
-// choices always give the same interleaving; a [Schedule] is such a sequence
-// of choices with a compact token ("A2B3A": A twice, B three times, A once).
+// A [Schedule] is a sequence of choices: entry n names the attempt (0 is A,
+// 1 is B, ...) released at the n-th point. Its token is run-length: a letter
+// per run of releases of the same attempt, followed by the run's length when
+// it is more than one ("A2B3A": A twice, B three times, A once); the counts
+// are optional when parsing, so "AABBBA" is the same schedule. The same token
+// always replays the same interleaving. [Interleavings] counts the
+// interleavings of attempts with given numbers of points, which is how a
+// check decides between trying every one and sampling.
 //
-// Lock awareness works like PostgreSQL's isolation tester: while a released
-// attempt's statement is in flight, a control connection asks PostgreSQL
-// (pg_blocking_pids, pg_safe_snapshot_blocking_pids) whether that backend
-// waits for a session of another attempt. If so, the attempt is blocked and
-// another one goes; PostgreSQL's answers decide, not sleeps (the poll
-// interval only paces the questions). A deadlock is broken by PostgreSQL,
-// which fails one attempt's statement (40P01); serialization failures
-// (40001) and unique violations likewise come back to the job as errors, and
-// the harness redelivers the job. An attempt that reaches no point, does not
-// return and waits on no attempt's lock for StuckAfter is stuck outside
-// PostgreSQL (a mutex, a channel, a sleep): [Scheduler.Run] returns a
-// [*StuckError] with every attempt's position, and nothing hangs.
-//
-// Exploration: [Explore] runs every distinct interleaving ([Exhaustive],
-// depth first; lock waits prune the ones that cannot happen) when
-// C(a+b, a) = [Interleavings](a, b) fits the [Budget], and seeded PCT samples
-// ([NewPCT]: random priorities, d−1 priority change points) otherwise. Every
-// run, enumerated or sampled, yields a [Trace] whose token replays it.
-// [Overlap] is the visibility-timeout case as a chooser: A pauses after its
-// point k, B runs to the end, A resumes.
+// The rule: concurrent exports what a user calls directly — schedules and
+// their tokens, to read a report, replay a finding or draw schedules (package
+// generators returns them) — and, for one more release, the deprecated
+// budgets. The deterministic, lock-aware scheduler that package twice drives
+// (its choosers, PCT sampling, exhaustive enumeration, the lock-wait queries,
+// traces and stuck-attempt reports) lives in internal/sched.
 //
 // Index:
-//   - [Scheduler], [New], [Config]: one run of concurrent attempts.
-//   - [Chooser], [Decision]: who goes next; [Schedule], [Overlap], [PCT].
-//   - [Schedule.Token], [ParseSchedule], [Letter]: tokens.
-//   - [Trace], [Event], [Choice]: what a run did.
-//   - [Exhaustive], [Explore], [Budget] ([Quick], [Default], [Thorough]),
-//     [ParseBudget], [Interleavings], [Stop]: exploration.
-//   - [Locks], [PostgresLocks], [Waits]: asking the database about lock waits.
-//   - [StuckError], [Position]: attempts stuck outside PostgreSQL.
-//
-// The twice package plays these scenarios for every check (tokens
-// "overlap@k" and "concurrent:<schedule>"); budgets come from
-// -twice.budget=quick|default|thorough, TWICE_BUDGET, or -short (quick).
+//   - [Schedule] ([Schedule.Token], [Schedule.String], [Schedule.Attempts],
+//     [Schedule.Preemptions]), [ParseSchedule], [Letter]: schedules and their
+//     tokens.
+//   - [Interleavings]: how many interleavings attempts of n points have.
+//   - [Budget], [Quick], [Default], [Thorough], [ParseBudget]: deprecated;
+//     use twice.Budget (twice.QuickBudget, twice.DefaultBudget,
+//     twice.ThoroughBudget) and twice.WithBudget.
 package concurrent

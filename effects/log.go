@@ -43,8 +43,9 @@ type Call struct {
 	Label string
 }
 
-// Gate is implemented by the harness (package faults). Every effect call of
-// this package asks it before the call and after it.
+// Gate is implemented by the harness (package twice, on the engine in
+// internal/inject). Every effect call of this package asks it before the
+// call and after it.
 type Gate interface {
 	// Before is the point before the call. A non-nil error refuses the call:
 	// nothing reaches the world and the job gets the error, wrapped so that

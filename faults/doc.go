@@ -1,5 +1,5 @@
-// Package faults sees the points of an attempt and crashes the attempt at one
-// of them.
+// Package faults is what a job, or the code a job calls, uses of the harness
+// that crashes attempts at their points.
 //
 // A point is a step boundary the harness can see without any change to the
 // job: every SQL statement the attempt sends through the handles it was given
@@ -12,20 +12,22 @@
 // effect calls are refused before they reach the world, and its context is
 // cancelled. Effects it made before the crash stay made.
 //
+// The rule: faults exports what a job or a user's code calls, and the types a
+// check's results show — [Point], the errors a refused or struck call
+// returns, the points an attempt reached ([Step], [Kind]) and the wrapper for
+// a database/sql handle the job opens itself. The engine that package twice
+// drives (starting attempts and planning their crashes, the pgx tracer, the
+// connection registries a crash cuts, the queue workers) lives in
+// internal/inject; the names here are aliases of its values or thin wrappers,
+// so errors.Is and Step values are the same on both sides.
+//
 // Index:
-//   - [Run], [Start], [FromContext]: one attempt as the harness sees it.
-//   - [Plan]: where to crash and what to ask before each point.
-//   - [Step], [Kind]: a point that was reached.
 //   - [Point]: an explicit point in a job.
-//   - [Conns], [Instrument], [InstrumentPool]: the pgx side — a registry of
-//     the connections of one worker that a crash cuts, and the tracer that
-//     turns statements into points.
-//   - [WrapConnector], [OpenConnector], [DriverConns]: the same for any
-//     database/sql driver (lib/pq, ...); a refused call never returns
-//     driver.ErrBadConn, so database/sql cannot silently retry it.
-//   - [Worker]: the handles of one queue worker (a pgx pool and a *sql.DB,
-//     optionally on another driver with [Worker.UseDriver]), cut and healed
-//     as one.
-//   - [ErrCrashed], [ErrForeignContext], [ErrFinished], [ErrReplyLost]: what
+//   - [Step], [Kind] ([SQL], [Effect], [Explicit]): a point an attempt
+//     reached, as a check's results list them.
+//   - [ErrCrashed], [ErrReplyLost], [ErrForeignContext], [ErrFinished]: what
 //     a refused or struck call returns.
+//   - [WrapConnector], [OpenConnector]: points and crashes for a database/sql
+//     handle (lib/pq, ...) the job opens itself; a refused call never returns
+//     driver.ErrBadConn, so database/sql cannot silently retry it.
 package faults
