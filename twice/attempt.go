@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/twicekit/twicekit/effects"
-	"github.com/twicekit/twicekit/faults"
+	"github.com/twicekit/twicekit/internal/inject"
 )
 
 type attemptKey struct{}
@@ -27,7 +27,7 @@ const graceAfterCancel = 2 * time.Second
 // runAttempt runs one delivery of the job on the check's worker and waits
 // for it (at most the attempt timeout). ackLost crashes the attempt after its
 // job function returned, before the ack.
-func (c *checker) runAttempt(ctx context.Context, jobID string, number int, plan faults.Plan, ackLost bool) AttemptRecord {
+func (c *checker) runAttempt(ctx context.Context, jobID string, number int, plan inject.Plan, ackLost bool) AttemptRecord {
 	rec := c.startAttempt(ctx, c.worker, jobID, number, plan).wait(c.cfg.attemptTimeout, ackLost)
 	c.afterAttempt(ctx, &rec, ackLost)
 	return rec
@@ -36,8 +36,8 @@ func (c *checker) runAttempt(ctx context.Context, jobID string, number int, plan
 // runningAttempt is an attempt whose job function runs on its own goroutine.
 type runningAttempt struct {
 	c      *checker
-	worker *faults.Worker
-	run    *faults.Run
+	worker *inject.Worker
+	run    *inject.Run
 	rec    AttemptRecord
 	done   chan attemptExit
 }
@@ -49,10 +49,10 @@ type attemptExit struct {
 }
 
 // startAttempt starts one delivery of the job on worker w and returns at once.
-func (c *checker) startAttempt(ctx context.Context, w *faults.Worker, jobID string, number int, plan faults.Plan) *runningAttempt {
+func (c *checker) startAttempt(ctx context.Context, w *inject.Worker, jobID string, number int, plan inject.Plan) *runningAttempt {
 	skip := c.queueFetch(ctx, w.Pool, jobID, number)
 	name := fmt.Sprintf("attempt %d of %s", number, jobID)
-	rctx, run := faults.Start(ctx, name, plan)
+	rctx, run := inject.Start(ctx, name, plan)
 	run.OnCrash(w.Cut)
 	a := &Attempt{
 		JobID:    jobID,
@@ -92,7 +92,7 @@ func (c *checker) startAttempt(ctx context.Context, w *faults.Worker, jobID stri
 }
 
 // Run is the attempt's run, for a scheduler.
-func (ra *runningAttempt) Run() *faults.Run { return ra.run }
+func (ra *runningAttempt) Run() *inject.Run { return ra.run }
 
 // wait waits for the job function to return, at most timeout; an attempt
 // still running then is crashed and reported as hung.

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/twicekit/twicekit/concurrent"
+	"github.com/twicekit/twicekit/internal/sched"
 )
 
 // Budget bounds how much of a job a check plays. The named budgets are
@@ -101,12 +102,12 @@ func (b Budget) validate() error {
 // attempts of n points each: the sampled interleavings are bounded so that
 // they replay about InterleavedPoints points in all (at least 2 runs, at
 // most Interleavings).
-func (b Budget) explore(n int) concurrent.Budget {
+func (b Budget) explore(n int) sched.Budget {
 	runs := b.Interleavings
 	if b.InterleavedPoints > 0 && n > 0 {
 		runs = min(runs, max(2, b.InterleavedPoints/(2*n)))
 	}
-	return concurrent.Budget{Name: b.Name, Runs: runs, Depth: cmp.Or(b.Depth, 3)}
+	return sched.Budget{Name: b.Name, Runs: runs, Depth: cmp.Or(b.Depth, 3)}
 }
 
 // resolveBudget: the option, else -twice.budget, else TWICE_BUDGET, else

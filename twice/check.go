@@ -10,9 +10,10 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/twicekit/twicekit/concurrent"
 	"github.com/twicekit/twicekit/effects"
 	"github.com/twicekit/twicekit/faults"
+	"github.com/twicekit/twicekit/internal/inject"
+	"github.com/twicekit/twicekit/internal/sched"
 	"github.com/twicekit/twicekit/pgfixture"
 )
 
@@ -23,7 +24,7 @@ type checker struct {
 	job      Job
 	srv      *pgfixture.Server
 	db       *pgfixture.DB
-	worker   *faults.Worker
+	worker   *inject.Worker
 	log      *effects.Log
 	mailer   *effects.Mailer
 	webhooks *effects.WebhookSink
@@ -112,13 +113,13 @@ func newChecker(ctx context.Context, job Job, cfg *config) (*checker, error) {
 		}
 	}
 	workers := cfg.workersNeeded()
-	db, release, err := srv.CreateDBReserving(ctx, job.Schema, workers*faults.MaxConnsPerWorker, connectionsOwner(job.Name, workers))
+	db, release, err := srv.CreateDBReserving(ctx, job.Schema, workers*inject.MaxConnsPerWorker, connectionsOwner(job.Name, workers))
 	switch {
 	case errors.Is(err, pgfixture.ErrConnectionLimit):
 		hint := ""
 		if workers > 1 {
 			hint = fmt.Sprintf("; or, where the server cannot change, twice.WithoutConcurrency(reason) makes this check need %d",
-				faults.MaxConnsPerWorker+pgfixture.ControlPoolConns)
+				inject.MaxConnsPerWorker+pgfixture.ControlPoolConns)
 		}
 		return nil, fmt.Errorf("twice: not enough connections on the server for this check: %w%s", err, hint)
 	case errors.Is(err, pgfixture.ErrTooManyClients):
@@ -131,7 +132,7 @@ func newChecker(ctx context.Context, job Job, cfg *config) (*checker, error) {
 	if cfg.testName != "" {
 		db.Label(cfg.testName + " · " + job.Name) // a kept database replaces the one this test kept before
 	}
-	worker, err := faults.NewWorker(db.ConnConfig())
+	worker, err := inject.NewWorker(db.ConnConfig())
 	if err != nil {
 		release()
 		_ = db.Close(ctx, false)
@@ -255,7 +256,7 @@ type playArgs struct {
 	// fingerprints (crashstates.go).
 	wait func(context.Context, faults.Step) error
 	// chooser is the schedule of a concurrent scenario.
-	chooser concurrent.Chooser
+	chooser sched.Chooser
 }
 
 // scenario resets the database, seeds it, plays the scenario as its kind
@@ -304,7 +305,7 @@ func (c *checker) next(sr *ScenarioRun, jobID string) int {
 // delivery says how the queue treats the first attempt of a job; the later
 // ones run without faults.
 type delivery struct {
-	first            faults.Plan   // the first attempt's faults
+	first            inject.Plan   // the first attempt's faults
 	crashAfterReturn bool          // crash it after it returns, before the ack
 	loseAck          bool          // its ack is lost: delivered again unless the ack committed with the job (queue.go)
 	redriveAfter     time.Duration // the second delivery comes this much later on the check's clock
@@ -318,10 +319,10 @@ func (c *checker) deliver(ctx context.Context, sr *ScenarioRun, jobID string, d 
 }
 
 // deliverOn is deliver on worker w.
-func (c *checker) deliverOn(ctx context.Context, sr *ScenarioRun, w *faults.Worker, jobID string, d delivery) bool {
+func (c *checker) deliverOn(ctx context.Context, sr *ScenarioRun, w *inject.Worker, jobID string, d delivery) bool {
 	snoozes := 0
 	for n := 1; n <= c.cfg.maxDeliveries; n++ {
-		p, lost, crash := faults.Plan{}, false, false
+		p, lost, crash := inject.Plan{}, false, false
 		if n == 1 {
 			p, lost, crash = d.first, d.crashAfterReturn || d.loseAck, d.crashAfterReturn && !d.loseAck
 		}
@@ -385,7 +386,7 @@ func (c *checker) takeForeign() []string {
 type gate struct{ c *checker }
 
 func (g gate) Before(ctx context.Context, call effects.Call) (effects.Origin, error) {
-	run := faults.FromContext(ctx)
+	run := inject.FromContext(ctx)
 	a := attemptOf(ctx)
 	if run == nil || a == nil {
 		g.c.mu.Lock()
@@ -393,7 +394,7 @@ func (g gate) Before(ctx context.Context, call effects.Call) (effects.Origin, er
 		g.c.mu.Unlock()
 		return effects.Origin{}, faults.ErrForeignContext
 	}
-	s, err := run.Enter(ctx, faults.Effect, faults.Label(call.Label))
+	s, err := run.Enter(ctx, faults.Effect, inject.Label(call.Label))
 	if err != nil {
 		return effects.Origin{}, err
 	}
@@ -401,7 +402,7 @@ func (g gate) Before(ctx context.Context, call effects.Call) (effects.Origin, er
 }
 
 func (g gate) After(ctx context.Context, _ effects.Call) error {
-	if run := faults.FromContext(ctx); run != nil {
+	if run := inject.FromContext(ctx); run != nil {
 		return run.Applied(ctx)
 	}
 	return nil

@@ -11,14 +11,15 @@ import (
 	"sync/atomic"
 
 	"github.com/twicekit/twicekit/concurrent"
-	"github.com/twicekit/twicekit/faults"
+	"github.com/twicekit/twicekit/internal/inject"
+	"github.com/twicekit/twicekit/internal/sched"
 )
 
 // concurrency is what the concurrent scenarios of a check share: a worker
 // per attempt (the check's own and a second one, both under the chosen
 // isolation level) and the schedule of the scenario playing.
 type concurrency struct {
-	workers [2]*faults.Worker
+	workers [2]*inject.Worker
 	names   [2]string // the application_name of each worker's sessions ("": the check's worker)
 }
 
@@ -79,7 +80,7 @@ func (c *checker) runConcurrent(ctx context.Context, ref *ScenarioRun) ([]*Scena
 		if stop {
 			break
 		}
-		sr, err := c.playScenario(ctx, Scenario{Kind: Overlap, Point: k, Of: n}, concurrent.Overlap{K: k})
+		sr, err := c.playScenario(ctx, Scenario{Kind: Overlap, Point: k, Of: n}, sched.Overlap{K: k})
 		if err != nil {
 			return nil, err
 		}
@@ -88,7 +89,7 @@ func (c *checker) runConcurrent(ctx context.Context, ref *ScenarioRun) ([]*Scena
 	if stop || overlapsOnly {
 		return out, nil
 	}
-	_, err = concurrent.Explore(budget.explore(n), cc.scheduleSeed(), []int{n, n}, func(ch concurrent.Chooser) (*concurrent.Trace, error) {
+	_, err = sched.Explore(budget.explore(n), cc.scheduleSeed(), []int{n, n}, func(ch sched.Chooser) (*sched.Trace, error) {
 		sr, err := c.playScenario(ctx, Scenario{Kind: Interleaved, Of: n}, ch)
 		if err != nil {
 			return nil, err
@@ -99,7 +100,7 @@ func (c *checker) runConcurrent(ctx context.Context, ref *ScenarioRun) ([]*Scena
 		}
 		keep(sr)
 		if stop {
-			return t, concurrent.Stop
+			return t, sched.Stop
 		}
 		return t, nil
 	})
@@ -110,7 +111,7 @@ func (c *checker) runConcurrent(ctx context.Context, ref *ScenarioRun) ([]*Scena
 }
 
 // parseConcurrentToken turns a replay token into its scenario and schedule.
-func parseConcurrentToken(token string, n int) (Scenario, concurrent.Chooser, error) {
+func parseConcurrentToken(token string, n int) (Scenario, sched.Chooser, error) {
 	if rest, ok := strings.CutPrefix(token, "overlap@"); ok {
 		k, err := strconv.Atoi(rest)
 		if err != nil || k < 1 || k >= n {
@@ -119,10 +120,10 @@ func parseConcurrentToken(token string, n int) (Scenario, concurrent.Chooser, er
 			}
 			return Scenario{}, nil, fmt.Errorf("twice: no concurrent scenario %q for this job: its reference run has %d points, so the overlaps are overlap@1 to overlap@%d", token, n, n-1)
 		}
-		return Scenario{Kind: Overlap, Point: k, Of: n}, concurrent.Overlap{K: k}, nil
+		return Scenario{Kind: Overlap, Point: k, Of: n}, sched.Overlap{K: k}, nil
 	}
 	rest, _ := strings.CutPrefix(token, "concurrent:")
-	sch, err := concurrent.ParseSchedule(rest)
+	sch, err := sched.ParseSchedule(rest)
 	if err != nil {
 		return Scenario{}, nil, fmt.Errorf("twice: no concurrent scenario %q: %w", token, err)
 	}
@@ -134,7 +135,7 @@ func parseConcurrentToken(token string, n int) (Scenario, concurrent.Chooser, er
 
 // playScenario plays one concurrent scenario under the schedule ch, on the
 // database reset and seeded as for every scenario.
-func (c *checker) playScenario(ctx context.Context, s Scenario, ch concurrent.Chooser) (*ScenarioRun, error) {
+func (c *checker) playScenario(ctx context.Context, s Scenario, ch sched.Chooser) (*ScenarioRun, error) {
 	if err := c.concurrentWorkers(); err != nil {
 		return nil, err
 	}
@@ -183,7 +184,7 @@ func (c *checker) concurrentWorkers() error {
 			params["default_transaction_isolation"] = strings.ToLower(iso.String())
 		}
 		cfg.RuntimeParams = params
-		w, err := faults.NewWorker(cfg)
+		w, err := inject.NewWorker(cfg)
 		if err != nil {
 			return err
 		}
@@ -203,12 +204,12 @@ func (c *checker) concurrentWorkers() error {
 // then redelivers, one after the other, the attempts that crashed or
 // returned an error (the losers of a unique violation, a serialization
 // failure or a deadlock), as the queue would.
-func (c *checker) playConcurrent(ctx context.Context, sr *ScenarioRun, jobID string, chooser concurrent.Chooser) error {
+func (c *checker) playConcurrent(ctx context.Context, sr *ScenarioRun, jobID string, chooser sched.Chooser) error {
 	k := c.conc
-	sched := concurrent.New(concurrent.Config{
+	scheduler := sched.New(sched.Config{
 		Attempts:   len(k.workers),
 		Choose:     chooser,
-		Locks:      concurrent.PostgresLocks(c.db.Pool(), k.names[:]...),
+		Locks:      sched.PostgresLocks(c.db.Pool(), k.names[:]...),
 		StuckAfter: c.cfg.attemptTimeout,
 	})
 	ras := make([]*runningAttempt, len(k.workers))
@@ -216,18 +217,18 @@ func (c *checker) playConcurrent(ctx context.Context, sr *ScenarioRun, jobID str
 	done := make([]atomic.Bool, len(ras))
 	var wg sync.WaitGroup
 	start := func(i int) {
-		ra := c.startAttempt(ctx, k.workers[i], jobID, c.next(sr, jobID), sched.Plan(i))
+		ra := c.startAttempt(ctx, k.workers[i], jobID, c.next(sr, jobID), scheduler.Plan(i))
 		ras[i] = ra
 		wg.Go(func() {
 			// The scheduler reports a stuck attempt after AttemptTimeout
 			// without progress; this bound only catches the scheduler itself.
 			recs[i] = ra.wait(4*c.cfg.attemptTimeout, false)
 			done[i].Store(true)
-			sched.Returned(i)
+			scheduler.Returned(i)
 		})
 	}
-	trace, err := sched.Run(ctx, start)
-	var stuck *concurrent.StuckError
+	trace, err := scheduler.Run(ctx, start)
+	var stuck *sched.StuckError
 	if err != nil {
 		reason := "the check stopped it: " + oneLine(err.Error())
 		if errors.As(err, &stuck) {
@@ -238,7 +239,7 @@ func (c *checker) playConcurrent(ctx context.Context, sr *ScenarioRun, jobID str
 				ra.run.Crash(reason)
 			}
 		}
-		sched.Stop()
+		scheduler.Stop()
 		wg.Wait()
 		if stuck == nil {
 			return fmt.Errorf("twice: internal error: scheduling the concurrent attempts: %w", err)

@@ -6,7 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/twicekit/twicekit/concurrent"
+	"github.com/twicekit/twicekit/internal/sched"
 	"github.com/twicekit/twicekit/pgfixture"
 )
 
@@ -50,7 +50,7 @@ func BenchmarkInterleavings(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer func() { _ = c.close(ctx, false) }()
-	var e concurrent.Exhaustive
+	var e sched.Exhaustive
 	distinct := 0
 	for b.Loop() {
 		sr, err := c.playScenario(ctx, Scenario{Kind: Interleaved, Of: 5}, e.Next())
@@ -64,7 +64,7 @@ func BenchmarkInterleavings(b *testing.B) {
 			distinct++
 		} else {
 			distinct++
-			e = concurrent.Exhaustive{}
+			e = sched.Exhaustive{}
 		}
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "interleavings/s")

@@ -7,13 +7,14 @@ import (
 	"unicode/utf8"
 
 	"github.com/twicekit/twicekit/concurrent"
+	"github.com/twicekit/twicekit/internal/sched"
 )
 
 // interleaving is what the scheduler did in one concurrent scenario.
 type interleaving struct {
-	trace     *concurrent.Trace
+	trace     *sched.Trace
 	isolation IsolationLevel
-	stuck     *concurrent.StuckError
+	stuck     *sched.StuckError
 }
 
 // timeline prints the concurrent attempts in two columns, one point a row in
@@ -36,11 +37,11 @@ func (it *interleaving) timeline(sr *ScenarioRun) string {
 			continue
 		}
 		switch e.Kind {
-		case concurrent.Released:
+		case sched.Released:
 			rows = append(rows, row{e.Attempt, fmt.Sprintf("%3d  %s", e.Step.Index, e.Step.Label)})
-		case concurrent.Blocked:
+		case sched.Blocked:
 			rows = append(rows, row{e.Attempt, "     ... blocked on " + letterList(e.On)})
-		case concurrent.Returned:
+		case sched.Returned:
 			rows = append(rows, row{e.Attempt, "     " + outcome(recs[e.Attempt])})
 			shown[e.Attempt] = true
 		}
@@ -139,7 +140,7 @@ func outcome(a AttemptRecord) string {
 }
 
 // stuckProblem says which attempts were stuck and where every attempt was.
-func stuckProblem(e *concurrent.StuckError, recs []AttemptRecord, after time.Duration) Problem {
+func stuckProblem(e *sched.StuckError, recs []AttemptRecord, after time.Duration) Problem {
 	name := func(i int) string {
 		if i < len(recs) {
 			return fmt.Sprintf("%s (%s)", attemptName(recs[i]), concurrent.Letter(i))
@@ -159,19 +160,19 @@ func stuckProblem(e *concurrent.StuckError, recs []AttemptRecord, after time.Dur
 	return Problem{Kind: ProblemStuck, Text: b.String()}
 }
 
-func position(p concurrent.Position) string {
+func position(p sched.Position) string {
 	where := "before its first point"
 	if p.Step.Index > 0 {
 		where = fmt.Sprintf("after point %d (%s)", p.Step.Index, p.Step.Label)
 	}
 	switch p.State {
-	case concurrent.StateWaiting:
+	case sched.StateWaiting:
 		return fmt.Sprintf("waiting for the scheduler before point %d (%s)", p.Step.Index, p.Step.Label)
-	case concurrent.StateBlocked:
+	case sched.StateBlocked:
 		return fmt.Sprintf("blocked in PostgreSQL on a lock of %s at point %d (%s)", letterList(p.On), p.Step.Index, p.Step.Label)
-	case concurrent.StateReturned:
+	case sched.StateReturned:
 		return "returned"
-	case concurrent.StateNotStarted:
+	case sched.StateNotStarted:
 		return "not started yet"
 	}
 	if p.ForeignLock {

@@ -3,7 +3,7 @@ package twice
 import (
 	"fmt"
 
-	"github.com/twicekit/twicekit/faults"
+	"github.com/twicekit/twicekit/internal/inject"
 )
 
 // concurrentMayRun reports whether the check may play concurrent scenarios:
@@ -37,9 +37,9 @@ func (c *config) workersNeeded() int {
 func connectionsOwner(job string, workers int) string {
 	switch workers {
 	case 1:
-		return fmt.Sprintf("twice.Check of job %q (1 worker of up to %d connections)", job, faults.MaxConnsPerWorker)
+		return fmt.Sprintf("twice.Check of job %q (1 worker of up to %d connections)", job, inject.MaxConnsPerWorker)
 	case 2:
-		return fmt.Sprintf("twice.Check of job %q (2 workers of up to %d connections: the check's own and a second for the concurrent scenarios)", job, faults.MaxConnsPerWorker)
+		return fmt.Sprintf("twice.Check of job %q (2 workers of up to %d connections: the check's own and a second for the concurrent scenarios)", job, inject.MaxConnsPerWorker)
 	}
-	return fmt.Sprintf("twice.Check of job %q (%d workers of up to %d connections: the check's own and two for the concurrent scenarios)", job, workers, faults.MaxConnsPerWorker)
+	return fmt.Sprintf("twice.Check of job %q (%d workers of up to %d connections: the check's own and two for the concurrent scenarios)", job, workers, inject.MaxConnsPerWorker)
 }

@@ -85,7 +85,7 @@ ORDER BY 1`)
 	return &worldPrints{c: c, query: q}, nil
 }
 
-// wait is the reference run's faults.Plan.Wait: it records the world as it
+// wait is the reference run's inject.Plan.Wait: it records the world as it
 // stands before the point proceeds.
 func (w *worldPrints) wait(ctx context.Context, s faults.Step) error {
 	w.prints = append(w.prints, w.read(context.WithoutCancel(ctx)))

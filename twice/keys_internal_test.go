@@ -4,8 +4,8 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/twicekit/twicekit/concurrent"
 	"github.com/twicekit/twicekit/faults"
+	"github.com/twicekit/twicekit/internal/sched"
 )
 
 func paymentLabel(key string) string { return "payment POST /v1/payouts (Idempotency-Key " + key + ")" }
@@ -55,8 +55,8 @@ func TestKeyAliasesRewriteACopyOfTheRun(t *testing.T) {
 	sr.Attempts[0].Crashed = true
 	sr.Attempts[0].CrashAt = faults.Step{Index: 2, Label: paymentLabel("random-abcdef12")}
 	sr.Attempts[0].Err = errors.New("payment random-abcdef12 refused")
-	sr.interleaving = &interleaving{trace: &concurrent.Trace{Attempts: 1, Events: []concurrent.Event{
-		{Kind: concurrent.Released, Step: sr.Attempts[0].Points[0]},
+	sr.interleaving = &interleaving{trace: &sched.Trace{Attempts: 1, Events: []sched.Event{
+		{Kind: sched.Released, Step: sr.Attempts[0].Points[0]},
 	}}}
 	view := newKeyAliases(ref, sr).run(sr)
 	a := view.Attempts[0]

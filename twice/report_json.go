@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/twicekit/twicekit/concurrent"
 	"github.com/twicekit/twicekit/faults"
+	"github.com/twicekit/twicekit/internal/sched"
 )
 
 // ReportSchemaVersion is the version of the JSON report's schema
@@ -212,16 +212,16 @@ func timelineEvents(sr *ScenarioRun) []JSONEvent {
 			}
 			name := attemptName(recs[e.Attempt])
 			switch e.Kind {
-			case concurrent.Released:
+			case sched.Released:
 				if on, ok := waiting[e.Attempt]; ok {
 					ev = append(ev, JSONEvent{Attempt: name, Type: "released", On: on})
 					delete(waiting, e.Attempt)
 				}
 				ev = append(ev, pointEvent(name, e.Step))
-			case concurrent.Blocked:
+			case sched.Blocked:
 				waiting[e.Attempt] = letterList(e.On)
 				ev = append(ev, JSONEvent{Attempt: name, Type: "blocked", Point: e.Step.Index, On: letterList(e.On)})
-			case concurrent.Returned:
+			case sched.Returned:
 				ev = append(ev, endEvent(recs[e.Attempt]))
 				ended[e.Attempt] = true
 			}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/twicekit/twicekit/concurrent"
 	"github.com/twicekit/twicekit/faults"
+	"github.com/twicekit/twicekit/internal/sched"
 )
 
 // Markdown is the report for a reader and for GitHub: the text report in a
@@ -63,7 +64,7 @@ func mermaid(sr *ScenarioRun) string {
 			}
 			who := d.aliases[e.Attempt]
 			switch e.Kind {
-			case concurrent.Released:
+			case sched.Released:
 				if on, ok := waiting[e.Attempt]; ok {
 					for _, h := range on {
 						d.line("%s-->>%s: releases the lock", d.aliases[h], who)
@@ -71,10 +72,10 @@ func mermaid(sr *ScenarioRun) string {
 					delete(waiting, e.Attempt)
 				}
 				d.step(who, e.Step)
-			case concurrent.Blocked:
+			case sched.Blocked:
 				waiting[e.Attempt] = e.On
 				d.line("Note over %s: point %d waits for a lock held by %s", who, e.Step.Index, letterList(e.On))
-			case concurrent.Returned:
+			case sched.Returned:
 				d.end(who, sr.Attempts[e.Attempt])
 				ended[e.Attempt] = true
 			}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/twicekit/twicekit/faults"
+	"github.com/twicekit/twicekit/internal/inject"
 )
 
 // ScenarioKind says how the queue misbehaves in a scenario. Each kind is
@@ -111,7 +112,7 @@ var kinds = [...]kindSpec{
 		token: func(Scenario) string { return "once" },
 		words: func(Scenario, string) string { return "the reference run (one clean delivery)" },
 		play: func(c *checker, ctx context.Context, sr *ScenarioRun, how playArgs) error {
-			sr.Attempts = append(sr.Attempts, c.runAttempt(ctx, job1, c.next(sr, job1), faults.Plan{Wait: how.wait}, false))
+			sr.Attempts = append(sr.Attempts, c.runAttempt(ctx, job1, c.next(sr, job1), inject.Plan{Wait: how.wait}, false))
 			return nil
 		},
 	},
@@ -147,7 +148,7 @@ var kinds = [...]kindSpec{
 			return out
 		},
 		play: func(c *checker, ctx context.Context, sr *ScenarioRun, _ playArgs) error {
-			c.deliver(ctx, sr, job1, delivery{first: faults.Plan{CrashBefore: sr.Scenario.Point}})
+			c.deliver(ctx, sr, job1, delivery{first: inject.Plan{CrashBefore: sr.Scenario.Point}})
 			return nil
 		},
 	},
@@ -193,7 +194,7 @@ var kinds = [...]kindSpec{
 			return []Scenario{{Kind: CrashAfterApply, Point: at.Index, Label: at.Label}}
 		},
 		play: func(c *checker, ctx context.Context, sr *ScenarioRun, _ playArgs) error {
-			c.deliver(ctx, sr, job1, delivery{first: faults.Plan{CrashAfter: sr.Scenario.Point}})
+			c.deliver(ctx, sr, job1, delivery{first: inject.Plan{CrashAfter: sr.Scenario.Point}})
 			return nil
 		},
 	},
@@ -208,7 +209,7 @@ var kinds = [...]kindSpec{
 			return []Scenario{{Kind: ReplyLost, Point: at.Index, Label: at.Label}}
 		},
 		play: func(c *checker, ctx context.Context, sr *ScenarioRun, _ playArgs) error {
-			c.deliver(ctx, sr, job1, delivery{first: faults.Plan{LoseReply: sr.Scenario.Point}})
+			c.deliver(ctx, sr, job1, delivery{first: inject.Plan{LoseReply: sr.Scenario.Point}})
 			return nil
 		},
 	},
@@ -230,7 +231,7 @@ var kinds = [...]kindSpec{
 		},
 		play: func(c *checker, ctx context.Context, sr *ScenarioRun, _ playArgs) error {
 			s := sr.Scenario
-			c.deliver(ctx, sr, job1, delivery{first: faults.Plan{CrashAfter: s.Point}, redriveAfter: s.After})
+			c.deliver(ctx, sr, job1, delivery{first: inject.Plan{CrashAfter: s.Point}, redriveAfter: s.After})
 			return nil
 		},
 	},
