@@ -25,3 +25,24 @@ func ExampleExactValues() {
 	// (id=11, status='shipped', shipped_at=‹time 1›, ship_count=0)
 	// (id=11, status='shipped', shipped_at=‹time 2›, ship_count=0)
 }
+
+// A report's results are values: every scenario that ran with its verdict
+// and its attempts, and every finding's problems by kind. This job fails
+// whenever it is delivered again, so the queue gives up on it.
+func ExampleScenarioRun() {
+	job := loyaltyJob("fails when redelivered", failsEveryTime)
+	rep := twice.Check(context.Background(), job, twice.Only("sequential"))
+	for _, sr := range rep.Scenarios {
+		fmt.Println(sr.Token(), sr.Verdict, len(sr.Attempts), "attempts")
+		first, last := sr.Attempts[0], sr.Attempts[len(sr.Attempts)-1]
+		fmt.Println(first.Name()+":", len(first.Points), "point,", first.End())
+		fmt.Println(last.Name()+":", last.End(), "-", last.Err)
+	}
+	p := rep.Findings[0].Problems[0]
+	fmt.Println(p.Kind, p.Attempt)
+	// Output:
+	// sequential broken 6 attempts
+	// attempt 1 of job-1: 1 point, returned
+	// attempt 6 of job-1: returned error - payment provider unavailable (delivery 6)
+	// gave-up job-1
+}
