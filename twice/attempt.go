@@ -116,7 +116,7 @@ func (ra *runningAttempt) wait(timeout time.Duration, ackLost bool) AttemptRecor
 	}
 	if ackLost && !rec.Hung && res.panic == "" && res.goexit == "" {
 		ra.run.Crash("crashed after the last point, before the ack")
-		rec.AckLost = true
+		rec.CrashedBeforeAck = true
 	}
 	ra.run.Finish()
 	rec.Points = ra.run.Steps()

@@ -14,7 +14,8 @@ import (
 // [QuickBudget], [DefaultBudget] and [ThoroughBudget]; a test picks one
 // with -twice.budget=NAME or TWICE_BUDGET=NAME (-short means quick, nothing
 // means default), and [WithBudget] wins over all of them. A Budget of your
-// own works too: its zero caps mean "no cap".
+// own works too: a zero cap means "no cap", except as the doc of
+// Interleavings and Depth say.
 type Budget struct {
 	// Name is how -twice.budget and TWICE_BUDGET spell it, and how reports
 	// name it.
@@ -27,7 +28,8 @@ type Budget struct {
 	// (0: all), chosen the same way.
 	OverlapPoints int
 	// Interleavings is how many interleavings of two attempts a check
-	// explores: every one when they are that few, else seeded PCT samples.
+	// explores: every one when they are that few, else seeded PCT samples
+	// (0 means 100, the default budget's).
 	Interleavings int
 	// InterleavedPoints bounds the points the sampled interleavings replay
 	// in all, so long jobs get fewer samples (0: no bound).
@@ -81,11 +83,12 @@ func ConcurrencyBudget(b concurrent.Budget) Option {
 		tb, err := ParseBudget(b.Name)
 		if err != nil {
 			tb = Budget{Name: b.Name}
-			if flags, err := flagBudget(); err == nil {
-				tb.RapidScenarios = flags.RapidScenarios
-			}
 		}
-		tb.Interleavings, tb.Depth = b.Runs, b.Depth
+		// As before, rapid's draws follow the flags, not this option.
+		if flags, err := flagBudget(); err == nil {
+			tb.RapidScenarios = flags.RapidScenarios
+		}
+		tb.Interleavings, tb.Depth = b.Runs, max(b.Depth, 1)
 		c.conc.budget = &tb
 	})
 }
@@ -103,7 +106,7 @@ func (b Budget) validate() error {
 // they replay about InterleavedPoints points in all (at least 2 runs, at
 // most Interleavings).
 func (b Budget) explore(n int) sched.Budget {
-	runs := b.Interleavings
+	runs := cmp.Or(b.Interleavings, DefaultBudget.Interleavings)
 	if b.InterleavedPoints > 0 && n > 0 {
 		runs = min(runs, max(2, b.InterleavedPoints/(2*n)))
 	}

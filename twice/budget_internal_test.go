@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/twicekit/twicekit/concurrent"
+	"github.com/twicekit/twicekit/internal/sched"
 )
 
 func TestBudgetsHaveOneVocabulary(t *testing.T) {
@@ -28,6 +29,8 @@ func TestBudgetsHaveOneVocabulary(t *testing.T) {
 		{concurrent.Thorough, ThoroughBudget},
 	} {
 		cfg := newConfig([]Option{ConcurrencyBudget(tc.old)})
+		flags, _ := flagBudget()
+		tc.want.RapidScenarios = flags.RapidScenarios // rapid's draws follow the flags, as before
 		if got, err := cfg.conc.resolveBudget(); err != nil || got != tc.want {
 			t.Errorf("ConcurrencyBudget(%s) = %+v, %v; want %+v", tc.old.Name, got, err, tc.want)
 		}
@@ -55,5 +58,16 @@ func TestBudgetBoundsTheSampledInterleavings(t *testing.T) {
 	}
 	if got := (Budget{Name: "mine", Interleavings: 7}).explore(5); got.Depth != 3 || got.Runs != 7 {
 		t.Errorf("a budget without a depth: %+v, want depth 3 and 7 runs", got)
+	}
+	if got := (Budget{Name: "crashes only", CrashPoints: 50}).explore(5); got.Runs != 100 {
+		t.Errorf("a budget without Interleavings: %+v, want the default's 100 runs", got)
+	}
+	// The scheduler's own table (kept for the deprecated concurrent.Budget)
+	// says the same as twice's.
+	for _, b := range Budgets() {
+		old, err := sched.ParseBudget(b.Name)
+		if err != nil || old.Runs != b.Interleavings || old.Depth != b.Depth {
+			t.Errorf("sched's %s budget = %+v, twice's = %+v: keep them equal", b.Name, old, b)
+		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/twicekit/twicekit/concurrent"
+	"github.com/twicekit/twicekit/faults"
 	"github.com/twicekit/twicekit/internal/inject"
 	"github.com/twicekit/twicekit/internal/sched"
 )
@@ -44,7 +45,7 @@ func (c *checker) runConcurrent(ctx context.Context, ref *ScenarioRun) ([]*Scena
 	}
 	n := len(ref.Attempts[0].Points)
 	if c.cfg.only != "" {
-		s, ch, err := parseConcurrentToken(c.cfg.only, n)
+		s, ch, err := parseConcurrentToken(c.cfg.only, ref.Attempts[0].Points)
 		if err != nil {
 			return nil, err
 		}
@@ -80,7 +81,7 @@ func (c *checker) runConcurrent(ctx context.Context, ref *ScenarioRun) ([]*Scena
 		if stop {
 			break
 		}
-		sr, err := c.playScenario(ctx, Scenario{Kind: Overlap, Point: k, Of: n}, sched.Overlap{K: k})
+		sr, err := c.playScenario(ctx, Scenario{Kind: Overlap, Point: k, Label: ref.Attempts[0].Points[k-1].Label, Of: n}, sched.Overlap{K: k})
 		if err != nil {
 			return nil, err
 		}
@@ -111,7 +112,8 @@ func (c *checker) runConcurrent(ctx context.Context, ref *ScenarioRun) ([]*Scena
 }
 
 // parseConcurrentToken turns a replay token into its scenario and schedule.
-func parseConcurrentToken(token string, n int) (Scenario, sched.Chooser, error) {
+func parseConcurrentToken(token string, points []faults.Step) (Scenario, sched.Chooser, error) {
+	n := len(points)
 	if rest, ok := strings.CutPrefix(token, "overlap@"); ok {
 		k, err := strconv.Atoi(rest)
 		if err != nil || k < 1 || k >= n {
@@ -120,7 +122,7 @@ func parseConcurrentToken(token string, n int) (Scenario, sched.Chooser, error) 
 			}
 			return Scenario{}, nil, fmt.Errorf("twice: no concurrent scenario %q for this job: its reference run has %d points, so the overlaps are overlap@1 to overlap@%d", token, n, n-1)
 		}
-		return Scenario{Kind: Overlap, Point: k, Of: n}, sched.Overlap{K: k}, nil
+		return Scenario{Kind: Overlap, Point: k, Label: points[k-1].Label, Of: n}, sched.Overlap{K: k}, nil
 	}
 	rest, _ := strings.CutPrefix(token, "concurrent:")
 	sch, err := sched.ParseSchedule(rest)
@@ -252,13 +254,13 @@ func (c *checker) playConcurrent(ctx context.Context, sr *ScenarioRun, jobID str
 			break
 		}
 	}
+	for i := range recs {
+		c.afterAttempt(ctx, &recs[i], false)
+	}
 	sr.Attempts = append(sr.Attempts, recs...)
 	sr.interleaving = &interleaving{trace: trace, isolation: c.cfg.conc.isolation, stuck: stuck}
 
 	failed := 0
-	for i := range recs {
-		c.afterAttempt(ctx, &recs[i], false)
-	}
 	for _, rec := range recs {
 		switch {
 		case rec.Panic != "" || rec.Goexit != "":

@@ -33,7 +33,7 @@
 //     one ([ScenarioRun.Token]), each with its [Verdict] ([Kept], [Broken])
 //     and its [AttemptRecord]s ([AttemptRecord.Name], [AttemptRecord.End]:
 //     an [AttemptEnd] such as
-//     [EndReturned], [EndError], [EndCrashed], [EndAckLost], [EndPanic],
+//     [EndReturned], [EndError], [EndCrashed], [EndCrashedBeforeAck], [EndPanic],
 //     [EndGoexit], [EndHung], [EndNotDelivered]). A [Finding] is a broken
 //     scenario: its timeline, database diff, effects diff, hints, replay
 //     token and [Problem]s, whose [ProblemKind] is [ProblemPanic],

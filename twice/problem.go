@@ -7,7 +7,9 @@ package twice
 type Problem struct {
 	Kind ProblemKind
 	// Attempt names the attempt ("attempt 2 of job-1"), or the job
-	// ("job-1") when the queue gave up on it; empty for the whole scenario.
+	// ("job-1") when the queue gave up on it; empty for a problem of the
+	// whole scenario (a foreign context; a stuck interleaving, whose Text
+	// names every attempt and where it was).
 	Attempt string
 	// Text says it in words, as the report prints it.
 	Text string

@@ -155,7 +155,7 @@ func timeline(sr *ScenarioRun) string {
 			b.WriteString("         called t.FailNow (runtime.Goexit)\n")
 		case a.Hung:
 			b.WriteString("         hung\n")
-		case a.AckLost:
+		case a.CrashedBeforeAck:
 			b.WriteString("         returned; CRASH before the ack\n")
 		case a.Crashed && a.CrashAt.Index > 0:
 			fmt.Fprintf(&b, "    %3d  CRASH before %s\n", a.CrashAt.Index, a.CrashAt.Label)

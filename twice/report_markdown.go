@@ -139,7 +139,7 @@ func (d *diagram) step(who string, s faults.Step) {
 
 func (d *diagram) end(who string, a AttemptRecord) {
 	switch {
-	case a.AckLost:
+	case a.CrashedBeforeAck:
 		d.line("Note over %s: returned, then ✗ CRASH before the ack", who)
 	case a.Crashed && a.CrashAt.Index > 0:
 		d.line("Note over %s: ✗ CRASH before %d %s", who, a.CrashAt.Index, a.CrashAt.Label)

@@ -83,8 +83,11 @@ type AttemptRecord struct {
 	// even after its context was cancelled.
 	Hung   bool
 	Leaked bool
-	// AckLost: the attempt returned, then crashed before the ack.
-	AckLost bool
+	// CrashedBeforeAck: the attempt returned, then the check crashed it
+	// before the ack (the crash@end scenario). In the AckLost scenario the
+	// attempt returns normally and the queue loses its ack: that shows in
+	// the redelivery, not here.
+	CrashedBeforeAck bool
 
 	// What the queue made of it (queue.go).
 	Acked        bool   // the ack had committed in the job's own transaction
@@ -107,8 +110,8 @@ func (a AttemptRecord) End() AttemptEnd {
 		return EndGoexit
 	case a.Hung:
 		return EndHung
-	case a.AckLost:
-		return EndAckLost
+	case a.CrashedBeforeAck:
+		return EndCrashedBeforeAck
 	case a.Crashed:
 		return EndCrashed
 	case a.Err != nil:
@@ -129,8 +132,9 @@ const (
 	// EndCrashed: the check crashed the attempt (before a point, after an
 	// applied effect, or to stop it).
 	EndCrashed
-	// EndAckLost: the job returned, then crashed before the ack.
-	EndAckLost
+	// EndCrashedBeforeAck: the job returned, then the check crashed it
+	// before the ack (crash@end).
+	EndCrashedBeforeAck
 	// EndPanic: the job panicked.
 	EndPanic
 	// EndGoexit: the job called t.FailNow, t.Fatal or runtime.Goexit.
@@ -143,7 +147,7 @@ const (
 
 var endNames = map[AttemptEnd]string{
 	EndReturned: "returned", EndError: "returned error", EndCrashed: "crashed",
-	EndAckLost: "ack lost", EndPanic: "panicked", EndGoexit: "called runtime.Goexit",
+	EndCrashedBeforeAck: "crashed before the ack", EndPanic: "panicked", EndGoexit: "called runtime.Goexit",
 	EndHung: "hung", EndNotDelivered: "not delivered",
 }
 
