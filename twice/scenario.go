@@ -54,7 +54,7 @@ const (
 	Overlap
 )
 
-// The names before the kinds said what they are.
+// The kinds' old names, kept for one release.
 const (
 	// Deprecated: use AckLost (the token stays "sequential").
 	Sequential = AckLost
