@@ -16,7 +16,9 @@
 // generators returns them) — and, for one more release, the deprecated
 // budgets. The deterministic, lock-aware scheduler that package twice drives
 // (its choosers, PCT sampling, exhaustive enumeration, the lock-wait queries,
-// traces and stuck-attempt reports) lives in internal/sched.
+// traces and stuck-attempt reports) lives in internal/sched, which imports
+// this package for the tokens; concurrent itself needs only the standard
+// library, so generators and a user's tests do not compile pgx through it.
 //
 // Index:
 //   - [Schedule] ([Schedule.Token], [Schedule.String], [Schedule.Attempts],

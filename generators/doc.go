@@ -54,7 +54,7 @@
 //		}
 //	})
 //
-// The package depends on rapid and, for schedules, on package concurrent;
-// package twice uses it to draw its
-// schedules when a check runs inside rapid.Check.
+// The package depends on rapid and, for schedules, on package concurrent
+// (which needs only the standard library); package twice uses it to draw
+// its scenarios when a check runs inside rapid.Check.
 package generators

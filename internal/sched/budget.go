@@ -1,9 +1,10 @@
 package sched
 
 import (
+	"github.com/twicekit/twicekit/concurrent"
+
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 )
 
@@ -41,22 +42,8 @@ func ParseBudget(name string) (Budget, error) {
 }
 
 // Interleavings counts the interleavings of attempts with these numbers of
-// points: the multinomial (a+b+…)! / (a!·b!·…), C(a+b, a) for two. It
-// saturates at math.MaxInt64.
-func Interleavings(points ...int) int64 {
-	var total, result int64 = 0, 1
-	for _, p := range points {
-		for k := int64(1); k <= int64(p); k++ {
-			total++
-			// result = result * total / k, exact at every step; saturate.
-			if result > math.MaxInt64/total {
-				return math.MaxInt64
-			}
-			result = result * total / k
-		}
-	}
-	return result
-}
+// points (concurrent.Interleavings).
+func Interleavings(points ...int) int64 { return concurrent.Interleavings(points...) }
 
 // Stop, returned by the function [Explore] calls, ends the exploration
 // without an error (for example at the first interleaving that breaks a

@@ -1,10 +1,6 @@
 package sched
 
-import (
-	"fmt"
-	"strconv"
-	"strings"
-)
+import "github.com/twicekit/twicekit/concurrent"
 
 // MaxAttempts is how many attempts a schedule can name (A to Z).
 const MaxAttempts = 26
@@ -21,78 +17,22 @@ const MaxAttempts = 26
 type Replay []int
 
 // Letter names attempt i in tokens and timelines: A, B, C, ...
-func Letter(i int) string {
-	if i < 0 || i >= MaxAttempts {
-		return fmt.Sprintf("attempt(%d)", i)
-	}
-	return string(rune('A' + i))
-}
+func Letter(i int) string { return concurrent.Letter(i) }
 
-// Token is the schedule in run-length form: a letter per run of releases of
-// the same attempt, followed by the run's length when it is more than one
-// ("A2BA3" releases A twice, B once, A three times).
-func (s Replay) Token() string {
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		j := i
-		for j < len(s) && s[j] == s[i] {
-			j++
-		}
-		b.WriteString(Letter(s[i]))
-		if j-i > 1 {
-			b.WriteString(strconv.Itoa(j - i))
-		}
-		i = j
-	}
-	return b.String()
-}
+// Token is the schedule in run-length form (concurrent.Schedule's token).
+func (s Replay) Token() string { return concurrent.Schedule(s).Token() }
 
 func (s Replay) String() string { return s.Token() }
 
-// ParseSchedule parses a token: letters A to Z, each optionally followed by a
-// count ("A2B3A", "AABBBA" and "A2B3A1" are the same schedule).
+// ParseSchedule parses a token as concurrent.ParseSchedule does.
 func ParseSchedule(token string) (Replay, error) {
-	if token == "" {
-		return nil, fmt.Errorf("concurrent: empty schedule token: a token is a sequence of attempt letters with optional counts, like A2B3A1")
-	}
-	var s Replay
-	for i := 0; i < len(token); {
-		c := token[i]
-		if c < 'A' || c > 'Z' {
-			return nil, fmt.Errorf("concurrent: bad schedule token %q at offset %d: want an attempt letter A-Z (A is the first attempt, B the second), optionally followed by a count, like A2B3A1", token, i)
-		}
-		i++
-		j := i
-		for j < len(token) && token[j] >= '0' && token[j] <= '9' {
-			j++
-		}
-		n := 1
-		if j > i {
-			var err error
-			n, err = strconv.Atoi(token[i:j])
-			if err != nil || n < 1 || n > 1<<16 {
-				return nil, fmt.Errorf("concurrent: bad schedule token %q: count %q out of range", token, token[i:j])
-			}
-		}
-		for k := 0; k < n; k++ {
-			s = append(s, int(c-'A'))
-		}
-		i = j
-	}
-	return s, nil
+	s, err := concurrent.ParseSchedule(token)
+	return Replay(s), err
 }
 
 // Attempts is the number of attempts the schedule names (the highest letter
 // plus one).
-func (s Replay) Attempts() int {
-	m := 0
-	for _, a := range s {
-		if a+1 > m {
-			m = a + 1
-		}
-	}
-	return m
-}
+func (s Replay) Attempts() int { return concurrent.Schedule(s).Attempts() }
 
 // Choose implements [Chooser].
 func (s Replay) Choose(d Decision) int {
