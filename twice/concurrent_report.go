@@ -122,21 +122,22 @@ func shorten(s string, n int) string {
 
 // outcome is how an attempt ended, in the words of the sequential timeline.
 func outcome(a AttemptRecord) string {
-	switch {
-	case a.Panic != "":
+	switch a.End() {
+	case EndPanic:
 		return "panicked"
-	case a.Goexit != "":
+	case EndGoexit:
 		return "called t.FailNow (runtime.Goexit)"
-	case a.Hung:
+	case EndHung:
 		return "hung"
-	case a.Crashed && a.CrashAt.Index > 0:
-		return fmt.Sprintf("CRASH before %d %s", a.CrashAt.Index, a.CrashAt.Label)
-	case a.Crashed:
+	case EndCrashed, EndCrashedBeforeAck:
+		if a.CrashAt.Index > 0 {
+			return fmt.Sprintf("CRASH before %d %s", a.CrashAt.Index, a.CrashAt.Label)
+		}
 		return fmt.Sprintf("CRASH (%s)", a.Reason)
-	case a.Err != nil:
+	case EndError:
 		return "returned error: " + oneLine(a.Err.Error())
 	}
-	return "done"
+	return "done" // returned, or not delivered
 }
 
 // stuckProblem says which attempts were stuck and where every attempt was.

@@ -146,25 +146,19 @@ func timeline(sr *ScenarioRun) string {
 		for _, s := range a.Points {
 			fmt.Fprintf(&b, "    %3d  %s\n", s.Index, s.Label)
 		}
-		switch {
-		case a.NotDelivered:
+		switch a.End() {
+		case EndNotDelivered:
 			fmt.Fprintf(&b, "         not delivered: %s\n", a.Note)
-		case a.Panic != "":
-			b.WriteString("         panicked\n")
-		case a.Goexit != "":
-			b.WriteString("         called t.FailNow (runtime.Goexit)\n")
-		case a.Hung:
-			b.WriteString("         hung\n")
-		case a.CrashedBeforeAck:
+		case EndCrashedBeforeAck:
 			b.WriteString("         returned; CRASH before the ack\n")
-		case a.Crashed && a.CrashAt.Index > 0:
-			fmt.Fprintf(&b, "    %3d  CRASH before %s\n", a.CrashAt.Index, a.CrashAt.Label)
-		case a.Crashed:
-			fmt.Fprintf(&b, "         CRASH (%s)\n", a.Reason)
-		case a.Err != nil:
-			fmt.Fprintf(&b, "         returned error: %s\n", oneLine(a.Err.Error()))
+		case EndCrashed:
+			if a.CrashAt.Index > 0 {
+				fmt.Fprintf(&b, "    %3d  CRASH before %s\n", a.CrashAt.Index, a.CrashAt.Label)
+			} else {
+				fmt.Fprintf(&b, "         CRASH (%s)\n", a.Reason)
+			}
 		default:
-			b.WriteString("         done\n")
+			b.WriteString("         " + outcome(a) + "\n")
 		}
 		if a.Note != "" && !a.NotDelivered {
 			fmt.Fprintf(&b, "         %s\n", a.Note)

@@ -248,7 +248,7 @@ func pointEvent(attempt string, s faults.Step) JSONEvent {
 
 func endEvent(a AttemptRecord) JSONEvent {
 	label := outcome(a)
-	if a.CrashedBeforeAck {
+	if a.End() == EndCrashedBeforeAck {
 		label = "returned; CRASH before the ack"
 	}
 	e := JSONEvent{Attempt: attemptName(a), Type: "end", Label: label, Crashed: a.Crashed}

@@ -138,13 +138,11 @@ func (d *diagram) step(who string, s faults.Step) {
 }
 
 func (d *diagram) end(who string, a AttemptRecord) {
-	switch {
-	case a.CrashedBeforeAck:
+	switch a.End() {
+	case EndCrashedBeforeAck:
 		d.line("Note over %s: returned, then ✗ CRASH before the ack", who)
-	case a.Crashed && a.CrashAt.Index > 0:
-		d.line("Note over %s: ✗ CRASH before %d %s", who, a.CrashAt.Index, a.CrashAt.Label)
-	case a.Crashed:
-		d.line("Note over %s: ✗ CRASH (%s)", who, a.Reason)
+	case EndCrashed:
+		d.line("Note over %s: ✗ %s", who, outcome(a))
 	default:
 		d.line("Note over %s: %s", who, outcome(a))
 	}
