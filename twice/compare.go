@@ -63,7 +63,7 @@ func compare(ref, sr *ScenarioRun, cfg *config) *Finding {
 		f.Problems, f.Hints = rewriteProblems(f.Problems, got.texts), got.texts(f.Hints)
 	}
 	f.Problems, f.Hints = rewriteProblems(f.Problems, keys.texts), keys.texts(f.Hints)
-	f.Headline = headline(f, view)
+	f.Headline = headline(f, view, cfg.queue.describe)
 	f.Timeline = timeline(view)
 	f.run = view
 	newPlaceholders().number(f)
@@ -71,7 +71,7 @@ func compare(ref, sr *ScenarioRun, cfg *config) *Finding {
 }
 
 // referenceFinding reports a job that cannot even run once cleanly.
-func referenceFinding(ref *ScenarioRun, first AttemptRecord) *Finding {
+func referenceFinding(ref *ScenarioRun, first AttemptRecord, words func(Scenario, string) string) *Finding {
 	f := &Finding{Scenario: ref.Scenario, Token: ref.Scenario.Token()}
 	switch {
 	case first.Panic != "" || first.Goexit != "":
@@ -88,13 +88,15 @@ func referenceFinding(ref *ScenarioRun, first AttemptRecord) *Finding {
 	if len(f.Problems) == 0 {
 		return nil
 	}
-	f.Headline = headline(f, ref)
+	f.Headline = headline(f, ref, words)
 	f.Timeline = timeline(ref)
 	f.run = ref
 	return f
 }
 
-func headline(f *Finding, sr *ScenarioRun) string {
+// headline names the broken promises and the scenario, in the queue's own
+// words when QueueWords gave them (words is nil otherwise).
+func headline(f *Finding, sr *ScenarioRun, words func(Scenario, string) string) string {
 	var promises []string
 	add := func(p string) {
 		for _, q := range promises {
@@ -110,7 +112,11 @@ func headline(f *Finding, sr *ScenarioRun) string {
 	if len(f.Database) > 0 || len(f.Effects) > 0 {
 		add("not idempotent")
 	}
-	return strings.Join(promises, "; ") + ": " + sr.Scenario.words(crashLabel(sr))
+	said := sr.Scenario.words(crashLabel(sr))
+	if words != nil {
+		said = words(sr.Scenario, said)
+	}
+	return strings.Join(promises, "; ") + ": " + said
 }
 
 // crashLabel is the label of the point the scenario's fault hit: the point a

@@ -3,7 +3,6 @@ package twice
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -182,22 +181,10 @@ func (c *checker) deliverLosingAck(ctx context.Context, sr *ScenarioRun, jobID s
 	return !last.Acked
 }
 
-// finishQueue puts a queue hook's error on the report and the queue's words
-// on the findings' headlines.
+// finishQueue puts a queue hook's error on the report. (The queue's words
+// reach the headlines through headline.)
 func (c *checker) finishQueue(rep *Report) {
 	if c.queueErr != nil && rep.Err == nil {
 		rep.Err, rep.Findings = c.queueErr, nil
-	}
-	d := c.cfg.queue.describe
-	if d == nil {
-		return
-	}
-	for i := range rep.Findings {
-		f := &rep.Findings[i]
-		promise, generic, ok := strings.Cut(f.Headline, ": ")
-		if !ok {
-			continue
-		}
-		f.Headline = promise + ": " + d(f.Scenario, generic)
 	}
 }
