@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/twicekit/twicekit/concurrent"
-	"github.com/twicekit/twicekit/internal/sched"
 )
 
 func TestBudgetsHaveOneVocabulary(t *testing.T) {
@@ -62,12 +61,11 @@ func TestBudgetBoundsTheSampledInterleavings(t *testing.T) {
 	if got := (Budget{Name: "crashes only", CrashPoints: 50}).explore(5); got.Runs != 100 {
 		t.Errorf("a budget without Interleavings: %+v, want the default's 100 runs", got)
 	}
-	// The scheduler's own table (kept for the deprecated concurrent.Budget)
-	// says the same as twice's.
+	// The deprecated concurrent budgets say the same as twice's.
 	for _, b := range Budgets() {
-		old, err := sched.ParseBudget(b.Name)
+		old, err := concurrent.ParseBudget(b.Name)
 		if err != nil || old.Runs != b.Interleavings || old.Depth != b.Depth {
-			t.Errorf("sched's %s budget = %+v, twice's = %+v: keep them equal", b.Name, old, b)
+			t.Errorf("concurrent's %s budget = %+v, twice's = %+v: keep them equal", b.Name, old, b)
 		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 
 	"errors"
 	"fmt"
-	"strings"
 )
 
 // Budget bounds how many schedules a check explores per job.
@@ -16,29 +15,6 @@ type Budget struct {
 	Runs int
 	// Depth is the PCT depth d used when sampling (d−1 change points).
 	Depth int
-}
-
-// The budgets. Quick suits -short runs, Default the usual test run, Thorough
-// CI jobs that can afford more.
-var (
-	Quick    = Budget{Name: "quick", Runs: 20, Depth: 2}
-	Default  = Budget{Name: "default", Runs: 100, Depth: 3}
-	Thorough = Budget{Name: "thorough", Runs: 1000, Depth: 3}
-)
-
-// Budgets lists the named budgets from the smallest.
-func Budgets() []Budget { return []Budget{Quick, Default, Thorough} }
-
-// ParseBudget returns the budget with this name.
-func ParseBudget(name string) (Budget, error) {
-	var names []string
-	for _, b := range Budgets() {
-		if b.Name == name {
-			return b, nil
-		}
-		names = append(names, b.Name)
-	}
-	return Budget{}, fmt.Errorf("concurrent: unknown budget %q: use one of %s", name, strings.Join(names, ", "))
 }
 
 // Interleavings counts the interleavings of attempts with these numbers of

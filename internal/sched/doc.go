@@ -33,8 +33,9 @@
 //
 // The rule: what a user calls directly is exported by package concurrent
 // (Schedule and its tokens, ParseSchedule, Letter, Interleavings, and the
-// deprecated budgets as aliases of [Budget], [Quick], [Default], [Thorough]
-// and [ParseBudget]); everything here is the engine twice drives. A public
+// deprecated budgets); the named budgets are twice's (twice.Budget, which
+// twice turns into a [Budget] for [Explore]); everything here is the engine
+// twice drives. A public
 // concurrent.Schedule becomes a chooser by conversion: Replay(s).
 //
 // Index:
@@ -51,8 +52,7 @@
 //     [Trace.Blocks]), [Event] ([Event.String]), [EventKind] ([Released],
 //     [Blocked], [Returned]), [Choice]: what a run did.
 //   - [Exhaustive] ([Exhaustive.Next], [Exhaustive.Record]), [Explore],
-//     [Budget] ([Budget.Choose]), [Quick], [Default], [Thorough],
-//     [Budgets], [ParseBudget], [Strategy] ([Enumerate], [Sample],
+//     [Budget] ([Budget.Choose]), [Strategy] ([Enumerate], [Sample],
 //     [Strategy.String]), [Interleavings], [Stop]: exploration.
 //   - [Locks], [PostgresLocks], [Querier], [Waits]: asking the database
 //     about lock waits.

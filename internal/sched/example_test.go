@@ -30,7 +30,7 @@ func ExampleParseSchedule() {
 // enumerates them when they fit and samples them with PCT otherwise.
 func ExampleBudget_Choose() {
 	fmt.Println(sched.Interleavings(5, 5))
-	fmt.Println(sched.Quick.Choose(2, 2), "|", sched.Default.Choose(5, 5), "|", sched.Thorough.Choose(5, 5))
+	fmt.Println(quickBudget.Choose(2, 2), "|", defaultBudget.Choose(5, 5), "|", thoroughBudget.Choose(5, 5))
 	// Output:
 	// 252
 	// every interleaving | PCT samples | every interleaving

@@ -87,7 +87,7 @@ func TestPCTSamplesAreSeeded(t *testing.T) {
 
 func TestExploreEnumeratesWhenItFits(t *testing.T) {
 	var tokens []string
-	n, err := sched.Explore(sched.Quick, 1, []int{2, 2}, func(ch sched.Chooser) (*sched.Trace, error) {
+	n, err := sched.Explore(quickBudget, 1, []int{2, 2}, func(ch sched.Chooser) (*sched.Trace, error) {
 		tr, _ := play(t, ch, 2, 2)
 		tokens = append(tokens, tr.Token())
 		return tr, nil
@@ -96,7 +96,7 @@ func TestExploreEnumeratesWhenItFits(t *testing.T) {
 	require.Equal(t, 6, n)
 	require.Equal(t, []string{"A2B2", "ABAB", "AB2A", "BA2B", "BABA", "B2A2"}, tokens)
 
-	n, err = sched.Explore(sched.Quick, 1, []int{5, 5}, func(ch sched.Chooser) (*sched.Trace, error) {
+	n, err = sched.Explore(quickBudget, 1, []int{5, 5}, func(ch sched.Chooser) (*sched.Trace, error) {
 		tr, _ := play(t, ch, 5, 5)
 		if tr.Token() == "A5B5" {
 			return tr, sched.Stop
@@ -104,7 +104,7 @@ func TestExploreEnumeratesWhenItFits(t *testing.T) {
 		return tr, nil
 	})
 	require.NoError(t, err)
-	require.LessOrEqual(t, n, sched.Quick.Runs)
+	require.LessOrEqual(t, n, quickBudget.Runs)
 }
 
 func TestStuckAttemptIsReported(t *testing.T) {
@@ -160,13 +160,8 @@ func TestTokens(t *testing.T) {
 	require.EqualValues(t, 252, sched.Interleavings(5, 5))
 	require.EqualValues(t, 1, sched.Interleavings(0, 0))
 	require.EqualValues(t, 12, sched.Interleavings(2, 1, 1))
-	require.Equal(t, sched.Sample, sched.Default.Choose(5, 5))
-	require.Equal(t, sched.Enumerate, sched.Thorough.Choose(5, 5))
-	b, err := sched.ParseBudget("thorough")
-	require.NoError(t, err)
-	require.Equal(t, sched.Thorough, b)
-	_, err = sched.ParseBudget("huge")
-	require.EqualError(t, err, `concurrent: unknown budget "huge": use one of quick, default, thorough`)
+	require.Equal(t, sched.Sample, defaultBudget.Choose(5, 5))
+	require.Equal(t, sched.Enumerate, thoroughBudget.Choose(5, 5))
 }
 
 // BenchmarkScheduler is the scheduler's own cost: two attempts of five
@@ -181,3 +176,11 @@ func BenchmarkScheduler(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "interleavings/s")
 }
+
+// The budgets the engine's tests use; the named budgets users pick are
+// twice.QuickBudget, twice.DefaultBudget and twice.ThoroughBudget.
+var (
+	quickBudget    = sched.Budget{Name: "quick", Runs: 20, Depth: 2}
+	defaultBudget  = sched.Budget{Name: "default", Runs: 100, Depth: 3}
+	thoroughBudget = sched.Budget{Name: "thorough", Runs: 1000, Depth: 3}
+)
