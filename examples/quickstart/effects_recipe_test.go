@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -40,7 +39,8 @@ func shipOrder(ctx context.Context, a *twice.Attempt, sms SMSSender, carrier str
 	return err
 }
 
-// README:effects:begin
+// docs/effects.md shows the code from here to the end of TestShipOrder.
+
 // The app's own interface, and the one method that makes the attempt its fake.
 type SMSSender interface {
 	SendSMS(ctx context.Context, to, text string) error
@@ -85,8 +85,6 @@ func TestShipOrder(t *testing.T) {
 		twice.EffectPolicy("sms", effects.AtLeastOnce)) // a rare second text beats a missing one
 }
 
-// README:effects:end
-
 // Without the policy, a crash between the text and the mark sends it twice.
 func TestShipOrderTextsTwiceUnderExactlyOnce(t *testing.T) {
 	job := twice.Job{
@@ -106,37 +104,5 @@ func TestShipOrderTextsTwiceUnderExactlyOnce(t *testing.T) {
 	}
 	if got := strings.Join(tokens, " "); got != "crash@4 crash-after@3 reply-lost@3" {
 		t.Fatalf("findings %q, want crash@4 crash-after@3 reply-lost@3:\n%s", got, rep)
-	}
-}
-
-// TestReadmeShowsTheEffectsRecipe keeps the README's effects recipe
-// compiled: the fenced Go block after <!-- README:effects --> must be the
-// block above, between README:effects:begin and README:effects:end.
-func TestReadmeShowsTheEffectsRecipe(t *testing.T) {
-	src, err := os.ReadFile("effects_recipe_test.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, rest, _ := strings.Cut(string(src), "// README:effects:begin\n")
-	want, _, ok := strings.Cut(rest, "// README:effects:end")
-	if !ok {
-		t.Fatal("effects_recipe_test.go lost its README:effects markers")
-	}
-	want = strings.Trim(want, "\n") + "\n"
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, after, ok := strings.Cut(string(readme), "<!-- README:effects -->\n")
-	if !ok {
-		t.Fatal("README.md has no <!-- README:effects --> marker")
-	}
-	body, ok := strings.CutPrefix(after, "```go\n")
-	if !ok {
-		t.Fatal("README.md: the line after <!-- README:effects --> must open a ```go fence")
-	}
-	got, _, _ := strings.Cut(body, "```\n")
-	if got != want {
-		t.Errorf("README.md's effects recipe differs from examples/quickstart/effects_recipe_test.go; the block to paste:\n%s", want)
 	}
 }
