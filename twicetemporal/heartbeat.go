@@ -91,7 +91,7 @@ func (o *outbound) GetInfo(ctx context.Context) activity.Info {
 	return info
 }
 
-// RecordHeartbeat is a point ("heartbeat N"): a crash there loses the
+// RecordHeartbeat is a point ("RecordHeartbeat N", the attempt's Nth): a crash there loses the
 // heartbeat with the worker; past it, the details reached the server and a
 // retry resumes from them. Then the SDK's own heartbeat runs.
 func (o *outbound) RecordHeartbeat(ctx context.Context, details ...any) {
@@ -100,7 +100,7 @@ func (o *outbound) RecordHeartbeat(ctx context.Context, details ...any) {
 	s.n++
 	n := s.n
 	s.mu.Unlock()
-	if err := faults.Point(ctx, fmt.Sprintf("heartbeat %d", n)); err != nil {
+	if err := faults.Point(ctx, fmt.Sprintf("RecordHeartbeat %d", n)); err != nil {
 		return // the worker died: the heartbeat never left it
 	}
 	var payloads *commonpb.Payloads
