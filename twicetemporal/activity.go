@@ -77,7 +77,7 @@ func (act Activity) name() string {
 	if act.Name != "" {
 		return act.Name
 	}
-	fn := act.function(&twice.Attempt{})
+	fn, _ := act.build(nil)
 	if fn == nil {
 		return "activity"
 	}
@@ -96,18 +96,21 @@ func (act Activity) name() string {
 	return cmp.Or(full, "activity")
 }
 
-// function calls Activity, recovering from an Activity that needs a real
-// attempt (nil then).
-func (act Activity) function(a *twice.Attempt) (fn any) {
+// build calls Activity for attempt a (a zero attempt when nil). ok is
+// false when Activity panicked: it needs a real attempt.
+func (act Activity) build(a *twice.Attempt) (fn any, ok bool) {
 	if act.Activity == nil {
-		return nil
+		return nil, true
+	}
+	if a == nil {
+		a = &twice.Attempt{}
 	}
 	defer func() {
 		if recover() != nil {
-			fn = nil
+			fn, ok = nil, false
 		}
 	}()
-	return act.Activity(a)
+	return act.Activity(a), true
 }
 
 // Check checks the activity as Temporal runs it and returns the report; it
@@ -118,6 +121,9 @@ func (act Activity) function(a *twice.Attempt) (fn any) {
 // with a finding, else the first. opts are twice's options, applied after
 // Temporal's semantics.
 func Check(ctx context.Context, act Activity, opts ...twice.Option) *twice.Report {
+	if err := act.problem(); err != nil {
+		return &twice.Report{Job: act.name(), Err: err}
+	}
 	q := newQueue(act, 0)
 	rep := twice.Check(ctx, q.job(), append(q.options(), opts...)...)
 	if !rep.OK() {
@@ -138,8 +144,7 @@ func Check(ctx context.Context, act Activity, opts ...twice.Option) *twice.Repor
 func AssertIdempotent(tb twice.TB, act Activity, opts ...twice.Option) {
 	tb.Helper()
 	assert(tb, act, opts, func(j twice.Job, o []twice.Option) bool {
-		twice.AssertIdempotent(tb, j, o...)
-		return true
+		return twice.ExpectIdempotent(fatal{tb}, j, o...)
 	})
 }
 
@@ -152,10 +157,24 @@ func ExpectIdempotent(tb twice.TB, act Activity, opts ...twice.Option) bool {
 	})
 }
 
+// fatal is a TB whose Errorf is its Fatalf: twice.ExpectIdempotent through
+// it stops the test as twice.AssertIdempotent does, and says whether the
+// check passed (for a TB whose Fatalf returns).
+type fatal struct{ twice.TB }
+
+func (f fatal) Errorf(format string, args ...any) {
+	f.TB.Helper()
+	f.Fatalf(format, args...)
+}
+
 // assert plays the check at every heartbeat lag with one of twice's
 // assertions, stopping at the first that fails.
 func assert(tb twice.TB, act Activity, opts []twice.Option, check func(twice.Job, []twice.Option) bool) bool {
 	tb.Helper()
+	if err := act.problem(); err != nil {
+		tb.Fatalf("%v", err)
+		return false
+	}
 	q := newQueue(act, 0)
 	if !check(q.job(), append(q.options(), opts...)) {
 		return false

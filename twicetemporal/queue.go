@@ -89,8 +89,12 @@ CREATE TABLE twicetemporal.heartbeat (
 
 // job is the activity as twice runs it.
 func (q *queue) job() twice.Job {
+	name := q.act.name()
+	if q.lag > 0 {
+		name += fmt.Sprintf(", retried from %d heartbeat(s) before the last", q.lag)
+	}
 	return twice.Job{
-		Name:   q.act.name(),
+		Name:   name,
 		Schema: pgfixture.Migrations(heartbeatSchema, q.act.Schema),
 		Seed:   q.act.Seed,
 		Run:    q.run,
@@ -198,13 +202,12 @@ func (q *queue) run(ctx context.Context, a *twice.Attempt) error {
 	if st == nil {
 		return errors.New("twicetemporal: internal error: the attempt was not dispatched")
 	}
-	fn := q.act.Activity
-	if fn == nil {
+	if q.act.Activity == nil {
 		return errors.New("twicetemporal: the activity is nil: set Activity.Activity to a function returning the activity built on the attempt's handles")
 	}
-	activityFn := fn(a)
-	if activityFn == nil {
-		return errors.New("twicetemporal: Activity.Activity returned nil: return the activity function or method value")
+	activityFn := q.act.Activity(a)
+	if err := validate(activityFn, q.act.Args); err != nil {
+		return err
 	}
 	bctx, cancel := context.WithTimeout(ctx, q.act.startToClose())
 	defer cancel()

@@ -29,6 +29,8 @@ func (q *queue) words(s twice.Scenario, generic string) string {
 		return fmt.Sprintf("crash after the last point (%d of %d): the activity's work was done, then the worker died before reporting its completion, and %s", s.Of, s.Of, timedOut)
 	case twice.CrashBefore, twice.CrashAfterApply, twice.Redrive:
 		return strings.TrimSuffix(generic, ", then redelivery") + ": the worker died, " + timedOut
+	case twice.ReplyLost:
+		return generic + "; an error the attempt returned was retried by Temporal"
 	case twice.Overlap:
 		return fmt.Sprintf("overlap after point %d of %d: the attempt missed its HeartbeatTimeout (%s) while still running, Temporal retried it on another worker, which ran to the end, then the first attempt resumed", s.Point, s.Of, q.act.Options.HeartbeatTimeout)
 	case twice.Interleaved:
