@@ -50,8 +50,14 @@ func TestCheckpointFirstIsFlagged(t *testing.T) {
 	flagged(t, rep, "(begin): the worker died")
 }
 
-func TestKeyedSettlement(t *testing.T) {
-	twicetemporal.AssertIdempotent(t, settle(batch.Settler{}))
+// The fixed settlement, in the three-line form: keyed credits and a
+// checkpoint after each commit pass from every checkpoint, with two
+// attempts at once too (a HeartbeatTimeout lets Temporal retry an attempt
+// that is still running).
+func TestSettleBatch(t *testing.T) {
+	twicetemporal.AssertIdempotent(t, twicetemporal.Activity{Schema: batch.Schema, Seed: batch.Seed, Args: []any{batch.Tonight},
+		Activity: func(a *twice.Attempt) any { return (&batch.Settler{Pool: a.Pool}).SettleBatch },
+		Options:  workflow.ActivityOptions{StartToCloseTimeout: time.Minute, HeartbeatTimeout: 10 * time.Second}})
 }
 
 func TestChargeKeyedByAttemptIsFlagged(t *testing.T) {
@@ -59,6 +65,8 @@ func TestChargeKeyedByAttemptIsFlagged(t *testing.T) {
 	flagged(t, rep, "Temporal retried it")
 }
 
-func TestChargeKeyedByWorkflowAndActivity(t *testing.T) {
+// The fixed charge: its Idempotency-Key is the workflow ID and the
+// activity ID, which every retry shares.
+func TestChargeCustomer(t *testing.T) {
 	twicetemporal.AssertIdempotent(t, charge(batch.Charger{}))
 }
