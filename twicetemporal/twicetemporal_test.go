@@ -164,3 +164,18 @@ func TestHeartbeatTimeoutOverlaps(t *testing.T) {
 		t.Errorf("no concurrent finding:\n%s", h)
 	}
 }
+
+// The same activity gives the same report, to the byte, from every
+// checkpoint.
+func TestReportsAreDeterministic(t *testing.T) {
+	act := batchActivity(Batch{GuardLast: true})
+	first := check(t, act).String()
+	if first == "" || !strings.Contains(first, "heartbeat before the last") {
+		t.Fatalf("the report is not the older checkpoint's:\n%s", first)
+	}
+	for range 2 {
+		if again := check(t, act).String(); again != first {
+			t.Fatalf("two checks of the same activity differ:\n%s\n---\n%s", first, again)
+		}
+	}
+}
