@@ -112,12 +112,17 @@ type Refuser struct {
 	// Type is the error's type; NonRetryable marks it so itself.
 	Type         string
 	NonRetryable bool
+	// OnRetry refuses only retries (attempt 2 on).
+	OnRetry bool
 }
 
 func (r *Refuser) Refuse(ctx context.Context, id int) error {
 	var n int
 	if err := r.Pool.QueryRow(ctx, `SELECT n FROM counters WHERE id = $1`, id).Scan(&n); err != nil {
 		return err
+	}
+	if r.OnRetry && activity.GetInfo(ctx).Attempt == 1 {
+		return nil
 	}
 	if r.NonRetryable {
 		return temporal.NewNonRetryableApplicationError(fmt.Sprintf("counter %d is closed", id), r.Type, nil)

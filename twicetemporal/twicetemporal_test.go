@@ -179,3 +179,15 @@ func TestReportsAreDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// Temporal retries an error up to the retry policy's MaximumAttempts, then
+// gives up: a retry that always fails is reported after that many attempts.
+func TestMaximumAttempts(t *testing.T) {
+	rep := check(t, twicetemporal.Activity{Schema: schema, Seed: seed, Args: []any{1},
+		Activity: func(a *twice.Attempt) any { return (&Refuser{Pool: a.Pool, Type: "Closed", OnRetry: true}).Refuse },
+		Options:  workflow.ActivityOptions{RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 3}}},
+		twice.Only("crash@end"))
+	if s := rep.String(); !strings.Contains(s, "gave up after 3 deliveries") {
+		t.Errorf("the report does not give up after MaximumAttempts:\n%s", s)
+	}
+}
