@@ -144,6 +144,7 @@ func Check(ctx context.Context, act Activity, opts ...twice.Option) *twice.Repor
 func AssertIdempotent(tb twice.TB, act Activity, opts ...twice.Option) {
 	tb.Helper()
 	assert(tb, act, opts, func(j twice.Job, o []twice.Option) bool {
+		tb.Helper()
 		return twice.ExpectIdempotent(fatal{tb}, j, o...)
 	})
 }
@@ -153,6 +154,7 @@ func AssertIdempotent(tb twice.TB, act Activity, opts ...twice.Option) {
 func ExpectIdempotent(tb twice.TB, act Activity, opts ...twice.Option) bool {
 	tb.Helper()
 	return assert(tb, act, opts, func(j twice.Job, o []twice.Option) bool {
+		tb.Helper()
 		return twice.ExpectIdempotent(tb, j, o...)
 	})
 }
