@@ -164,3 +164,34 @@ func (o *Observed) Add(ctx context.Context, id int) error {
 		return err
 	})
 }
+
+// Progress is a heartbeat's details; note does not survive the data
+// converter (JSON), as in production.
+type Progress struct {
+	Done int
+	note string
+}
+
+// Resumer records one heartbeat and keeps what each attempt resumed from.
+type Resumer struct {
+	Pool *pgxpool.Pool
+	Seen *[]Progress
+	mu   *sync.Mutex
+}
+
+func (r *Resumer) Run(ctx context.Context, id int) error {
+	if activity.HasHeartbeatDetails(ctx) {
+		var p Progress
+		if err := activity.GetHeartbeatDetails(ctx, &p); err != nil {
+			return err
+		}
+		r.mu.Lock()
+		*r.Seen = append(*r.Seen, p)
+		r.mu.Unlock()
+	}
+	if _, err := r.Pool.Exec(ctx, `SELECT n FROM counters WHERE id = $1`, id); err != nil {
+		return err
+	}
+	activity.RecordHeartbeat(ctx, Progress{Done: 2, note: "in memory only"})
+	return nil
+}

@@ -3,6 +3,7 @@ package twicetemporal_test
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -189,5 +190,24 @@ func TestMaximumAttempts(t *testing.T) {
 		twice.Only("crash@end"))
 	if s := rep.String(); !strings.Contains(s, "gave up after 3 deliveries") {
 		t.Errorf("the report does not give up after MaximumAttempts:\n%s", s)
+	}
+}
+
+// A retry reads the details of the heartbeat that reached the server,
+// through Temporal's default data converter: what JSON does not carry (an
+// unexported field) is lost, as in production.
+func TestHeartbeatDetailsGoThroughTheDataConverter(t *testing.T) {
+	var mu sync.Mutex
+	var seen []Progress
+	rep := check(t, twicetemporal.Activity{Schema: schema, Seed: seed, Args: []any{1},
+		Activity: func(a *twice.Attempt) any { return (&Resumer{Pool: a.Pool, Seen: &seen, mu: &mu}).Run }},
+		twice.Only("crash@end"))
+	if !rep.OK() {
+		t.Fatal(rep)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if fmt.Sprint(seen) != "[{2 }]" {
+		t.Errorf("the retry resumed from %v, want [{2 }] (Done kept, note lost)", seen)
 	}
 }
