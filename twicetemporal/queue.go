@@ -222,8 +222,8 @@ func (q *queue) run(ctx context.Context, a *twice.Attempt) error {
 	env.RegisterActivity(activityFn)
 	_, err := env.ExecuteActivity(activityFn, q.act.Args...)
 	q.countBeats(att.beats())
-	if err != nil && att.failed() != nil {
-		return att.failed()
+	if f := att.failed(); f != nil {
+		return f // the server's record of a heartbeat failed: say so, whatever the activity did
 	}
 	return err
 }
