@@ -1,9 +1,9 @@
 package twiceriver
 
 import (
-	"cmp"
 	"context"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -33,12 +33,44 @@ type Job[T river.JobArgs] struct {
 	// mailer, its HTTP client. River calls its Work with a real *river.Job[T]
 	// and a context carrying a real *river.Client.
 	Worker func(a *twice.Attempt) river.Worker[T]
-	// JobTimeout is the client's JobTimeout (river.Config), used when the
-	// worker's Timeout is 0; default river.JobTimeoutDefault (1 minute).
+	// Config is the application's river.Config, the one its client runs
+	// with. The check runs Work through the parts that shape a worker's run,
+	// as River's executor does: Middleware (and WorkerMiddleware) around
+	// every worker, Hooks (WorkBegin, WorkEnd; the insert ones on the jobs
+	// it inserts), JobTimeout, RescueStuckJobsAfter, MaxAttempts and
+	// RetryPolicy. Its Workers, Queues and periodic jobs are not used. Nil:
+	// River's defaults.
+	Config *river.Config
+	// JobTimeout is the client's JobTimeout, used when the worker's Timeout
+	// is 0; it overrides Config's. Default river.JobTimeoutDefault (1
+	// minute).
 	JobTimeout time.Duration
-	// RescueStuckJobsAfter is the client's (river.Config); default one hour
-	// (plus JobTimeout when that is set), as River's.
+	// RescueStuckJobsAfter is the client's; it overrides Config's. Default
+	// one hour (plus JobTimeout when that is set), as River's.
 	RescueStuckJobsAfter time.Duration
+}
+
+// config is the client's config as River fills it in (WithDefaults), with
+// the job's JobTimeout and RescueStuckJobsAfter over Config's.
+func (job Job[T]) config() *river.Config {
+	var c river.Config
+	if job.Config != nil {
+		c = *job.Config
+	}
+	if job.JobTimeout != 0 {
+		c.JobTimeout = job.JobTimeout
+	}
+	if job.RescueStuckJobsAfter != 0 {
+		c.RescueStuckJobsAfter = job.RescueStuckJobsAfter
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	c.Queues, c.Workers, c.PeriodicJobs = nil, nil, nil
+	// The worker may insert follow-up jobs whose workers this check does
+	// not know.
+	c.SkipUnknownJobCheck = true
+	return c.WithDefaults()
 }
 
 // overlapsOff says why River cannot run the job twice at once, or "". Only
@@ -64,23 +96,14 @@ func (job Job[T]) timeouts() (timeout, rescue time.Duration) {
 			timeout = 0
 		}
 	}()
-	clientTimeout := cmp.Or(job.JobTimeout, river.JobTimeoutDefault)
-	rescue = job.RescueStuckJobsAfter
-	if rescue == 0 {
-		rescue = time.Hour
-		if job.JobTimeout > 0 {
-			rescue += job.JobTimeout
-		}
-	}
+	cfg := job.config()
+	clientTimeout, rescue := cfg.JobTimeout, cfg.RescueStuckJobsAfter
 	w := job.Worker(&twice.Attempt{})
 	timeout = w.Timeout(&river.Job[T]{JobRow: &rivertype.JobRow{}, Args: job.Args})
-	switch {
-	case timeout == 0:
+	if timeout == 0 {
 		timeout = clientTimeout
-	case timeout < 0:
-		timeout = 0
 	}
-	return timeout, rescue
+	return max(timeout, 0), rescue
 }
 
 // Check checks the worker as River runs it and returns the report; it never
