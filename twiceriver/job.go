@@ -73,37 +73,42 @@ func (job Job[T]) config() *river.Config {
 	return c.WithDefaults()
 }
 
-// overlapsOff says why River cannot run the job twice at once, or "". Only
-// River's rescuer runs a job that is still running, once it is stuck past
-// RescueStuckJobsAfter; a worker whose context ends before that (its
-// timeout) cannot commit anything after the rescue.
+// overlapsOff says why River never runs the job twice at once. Only
+// River's rescuer runs a job that is still running, and only once the
+// worker's timeout (its Timeout, else the config's JobTimeout) ran out and
+// the job has been running past RescueStuckJobsAfter; a job without a
+// timeout (-1) it never rescues (river/internal/maintenance, JobRescuer).
+// By then the first run's context has ended: a worker that runs its
+// statements on the context River gave it cannot commit anything after the
+// rescue. (A worker that does not is reported for that.)
 func (job Job[T]) overlapsOff() string {
 	if job.Worker == nil {
 		return ""
 	}
 	timeout, rescue := job.timeouts()
-	if timeout > 0 && timeout < rescue {
-		return fmt.Sprintf("River's rescuer runs a job again only after RescueStuckJobsAfter (%s), and the worker's context ends after its timeout (%s), before that; give the worker a Timeout of -1 or longer to check it", rescue, timeout)
+	if timeout <= 0 {
+		return "River's rescuer never runs a job again while its worker has no timeout (Timeout -1), so River never runs it twice at once"
 	}
-	return ""
+	return fmt.Sprintf("River's rescuer runs a job again only after its timeout (%s) ran out and it has been running past RescueStuckJobsAfter (%s): the first run's context has ended by then, so River never runs it twice at once", timeout, rescue)
 }
 
-// timeouts are the worker's effective timeout (0: none) and River's rescue
-// horizon.
+// timeouts are the worker's timeout as River's executor and rescuer take
+// it (its Timeout, else the config's JobTimeout; negative: none) and
+// River's rescue horizon. A Worker function that cannot build a worker
+// without a real attempt counts as the config's JobTimeout.
 func (job Job[T]) timeouts() (timeout, rescue time.Duration) {
+	cfg := job.config()
+	timeout, rescue = cfg.JobTimeout, cfg.RescueStuckJobsAfter
 	defer func() {
-		if recover() != nil { // a Worker that needs a real attempt: check the overlaps
-			timeout = 0
+		if recover() != nil {
+			timeout = cfg.JobTimeout
 		}
 	}()
-	cfg := job.config()
-	clientTimeout, rescue := cfg.JobTimeout, cfg.RescueStuckJobsAfter
 	w := job.Worker(&twice.Attempt{})
-	timeout = w.Timeout(&river.Job[T]{JobRow: &rivertype.JobRow{}, Args: job.Args})
-	if timeout == 0 {
-		timeout = clientTimeout
+	if t := w.Timeout(&river.Job[T]{JobRow: &rivertype.JobRow{}, Args: job.Args}); t != 0 {
+		timeout = t
 	}
-	return max(timeout, 0), rescue
+	return timeout, rescue
 }
 
 // Check checks the worker as River runs it and returns the report; it never

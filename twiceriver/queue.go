@@ -26,6 +26,9 @@ import (
 type queue[T river.JobArgs] struct {
 	job Job[T]
 	cfg *river.Config // the client's config, River's defaults filled in
+	// snoozed, when set, is called after each snooze River's executor
+	// settled inside a delivery (the differential suite reads the row).
+	onSnooze func(ctx context.Context, row *rivertype.JobRow)
 
 	mu       sync.Mutex
 	checks   map[*pgxpool.Pool]*checkState        // by the check's own pool
@@ -69,7 +72,8 @@ func (q *queue[T]) options() []twice.Option {
 		twice.TerminalError(isCancel),
 		twice.AckInJobTransaction(q.acked),
 		twice.QueueBookkeeping(q.fetch, q.settle),
-		twice.QueueWords(riverWords),
+		twice.QueueWordsOf(riverWords),
+		twice.QueueLabels(riverLabel),
 		twice.MaxDeliveries(q.maxAttempts()),
 		twice.IgnoreColumns(volatileColumns...),
 		twice.ExcludeRows("river_job", "metadata ? '"+marker+"'"),
@@ -230,7 +234,7 @@ func (q *queue[T]) fetch(ctx context.Context, db *pgxpool.Pool, d twice.Delivery
 			return "River skipped the insert as a duplicate of a unique job (its UniqueOpts)", nil
 		}
 	}
-	skip, err := rescue(ctx, db, id)
+	skip, err := q.rescue(ctx, db, id)
 	if skip != "" || err != nil {
 		return skip, err
 	}
@@ -246,27 +250,56 @@ func (q *queue[T]) fetch(ctx context.Context, db *pgxpool.Pool, d twice.Delivery
 
 // rescue is River's rescuer on a job left running: one more error
 // ("Stuck job rescued by JobRescuer"), then retryable, or discarded when
-// its attempts are used up. A job whose first run still holds its row
-// locked (its JobCompleteTx not committed yet) is left as it is.
-func rescue(ctx context.Context, db *pgxpool.Pool, id int64) (string, error) {
-	errData, err := json.Marshal(rivertype.AttemptError{At: time.Now().UTC(), Error: "Stuck job rescued by JobRescuer"})
+// its attempts are used up. A job whose worker has no timeout River's
+// rescuer never rescues: it stays running, and is never run again.
+func (q *queue[T]) rescue(ctx context.Context, db *pgxpool.Pool, id int64) (string, error) {
+	if timeout, _ := q.job.timeouts(); timeout < 0 {
+		var state string
+		if err := db.QueryRow(ctx, `SELECT state FROM river_job WHERE id = $1`, id).Scan(&state); err != nil {
+			return "", err
+		}
+		if state == string(rivertype.JobStateRunning) {
+			return "River's rescuer never runs again a job whose worker has no timeout (Timeout -1)", nil
+		}
+	}
+	tx, err := db.Begin(ctx)
 	if err != nil {
 		return "", err
 	}
-	var state string
-	err = db.QueryRow(ctx, `
-WITH stuck AS (SELECT id, attempt, max_attempts FROM river_job WHERE id = $1 AND state = 'running' FOR UPDATE SKIP LOCKED)
-UPDATE river_job j SET errors = array_append(coalesce(j.errors, '{}'), jsonb_set($2::jsonb, '{attempt}', to_jsonb(s.attempt))),
-  state = CASE WHEN s.attempt >= s.max_attempts THEN 'discarded'::river_job_state ELSE 'retryable'::river_job_state END,
-  finalized_at = CASE WHEN s.attempt >= s.max_attempts THEN now() END
-FROM stuck s WHERE j.id = s.id
-RETURNING j.state::text`, id, errData).Scan(&state)
-	switch {
-	case errors.Is(err, pgx.ErrNoRows):
+	defer func() { _ = tx.Rollback(ctx) }()
+	var attempt, maxAttempts int
+	// A job whose first run holds its row locked is left as it is.
+	err = tx.QueryRow(ctx, `SELECT attempt, max_attempts FROM river_job WHERE id = $1 AND state = 'running' FOR UPDATE SKIP LOCKED`, id).Scan(&attempt, &maxAttempts)
+	if errors.Is(err, pgx.ErrNoRows) {
 		return "", nil
-	case err != nil:
+	}
+	if err != nil {
 		return "", fmt.Errorf("rescuing the job as River's rescuer does: %w", err)
-	case state == string(rivertype.JobStateDiscarded):
+	}
+	exec := riverpgxv5.New(nil).UnwrapExecutor(tx)
+	row, err := exec.JobGetByID(ctx, &riverdriver.JobGetByIDParams{ID: id})
+	if err != nil {
+		return "", err
+	}
+	now := time.Now().UTC()
+	errData, err := json.Marshal(rivertype.AttemptError{At: now, Attempt: max(attempt, 0), Error: "Stuck job rescued by JobRescuer"})
+	if err != nil {
+		return "", err
+	}
+	state, finalized, at := rivertype.JobStateRetryable, (*time.Time)(nil), q.cfg.RetryPolicy.NextRetry(row)
+	if attempt >= maxAttempts {
+		state, finalized, at = rivertype.JobStateDiscarded, &now, row.ScheduledAt
+	}
+	if _, err := exec.JobRescueMany(ctx, &riverdriver.JobRescueManyParams{
+		ID: []int64{id}, Error: [][]byte{errData}, FinalizedAt: []*time.Time{finalized},
+		ScheduledAt: []time.Time{at}, State: []string{string(state)}, StuckHorizon: now.Add(24 * time.Hour),
+	}); err != nil {
+		return "", fmt.Errorf("rescuing the job as River's rescuer does: %w", err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return "", err
+	}
+	if state == rivertype.JobStateDiscarded {
 		return "River's rescuer discarded the job: it was stuck running on its last attempt", nil
 	}
 	return "", nil
@@ -340,6 +373,9 @@ func (q *queue[T]) run(ctx context.Context, a *twice.Attempt) error {
 		ctl := context.WithoutCancel(ctx)
 		if err := q.setState(ctl, st, q.snoozed(row, snooze)); err != nil {
 			return fmt.Errorf("twiceriver: snoozing the job as River does: %w", err)
+		}
+		if q.onSnooze != nil {
+			q.onSnooze(ctl, row)
 		}
 		next, skip, err := claim(ctl, c, st.control, row.ID)
 		if err != nil || skip != "" {
