@@ -301,7 +301,9 @@ func onModel(ctx context.Context, t *testing.T, b behaviour) []seen {
 		}
 		return row
 	}
-	q.onSnooze = func(ctx context.Context, row *rivertype.JobRow) { out = append(out, look(ctx, t, pool, read(ctx, row.ID))) }
+	q.onSnooze = func(ctx context.Context, row *rivertype.JobRow) {
+		out = append(out, look(ctx, t, pool, read(ctx, row.ID)))
+	}
 	for n := 1; n <= 40; n++ {
 		d := twice.Delivery{JobID: "job-1", Number: n, Pool: pool}
 		skip, err := q.fetch(ctx, pool, d)
