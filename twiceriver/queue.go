@@ -333,10 +333,18 @@ WHERE id = (SELECT id FROM river_job WHERE id = $1 AND state NOT IN ('completed'
 // this often in a row never runs its work.
 const maxSnoozes = 10
 
-// ErrSnoozedForever is the error of a delivery that snoozed maxSnoozes
+// SnoozedForeverError is the error of a delivery that snoozed maxSnoozes
 // times in a row: River would deliver it again and again, and its work
 // never runs.
-var ErrSnoozedForever = errors.New("twiceriver: the job snoozed without end")
+type SnoozedForeverError struct {
+	// Snoozes is how often it snoozed; Last is its last snooze's duration.
+	Snoozes int
+	Last    time.Duration
+}
+
+func (e *SnoozedForeverError) Error() string {
+	return fmt.Sprintf("snoozed %d times and never ran its work (river.JobSnooze(%s) each time): River gives job.Attempt back on every snooze, so a worker that snoozes on its first delivery must tell it from the next by the \"snoozes\" count River keeps in job.Metadata", e.Snoozes, e.Last)
+}
 
 // run is one delivery: River's executor calling the worker's Work. A
 // snooze (river.JobSnooze) is settled as River's executor settles it (the
@@ -368,7 +376,7 @@ func (q *queue[T]) run(ctx context.Context, a *twice.Attempt) error {
 			return err
 		}
 		if snoozes+1 >= maxSnoozes {
-			return fmt.Errorf("%w: River snoozed it %d times and it never ran its work (the last snooze: %v); a worker that snoozes on its first delivery must tell it from the next by the \"snoozes\" count River keeps in job.Metadata, not by job.Attempt, which River gives back on every snooze", ErrSnoozedForever, maxSnoozes, snooze.Duration)
+			return &SnoozedForeverError{Snoozes: maxSnoozes, Last: snooze.Duration}
 		}
 		ctl := context.WithoutCancel(ctx)
 		if err := q.setState(ctl, st, q.snoozed(row, snooze)); err != nil {
@@ -452,7 +460,7 @@ func (q *queue[T]) settle(ctx context.Context, db *pgxpool.Pool, d twice.Deliver
 	switch {
 	case d.Err == nil:
 		params = riverdriver.JobSetStateCompleted(row.ID, now, nil)
-	case errors.As(d.Err, &snooze) && !errors.Is(d.Err, ErrSnoozedForever):
+	case errors.As(d.Err, &snooze):
 		params = q.snoozed(row, snooze)
 	default:
 		ae := rivertype.AttemptError{At: now, Attempt: row.Attempt, Error: d.Err.Error()}
