@@ -108,3 +108,24 @@ func ExampleQueueWords() {
 		return generic
 	})
 }
+
+// QueueWordsOf words the headline from what happened in the scenario, so
+// that it never contradicts the timeline.
+func ExampleQueueWordsOf() {
+	_ = twice.QueueWordsOf(func(s twice.Scenario, h twice.Happened, generic string) string {
+		if h.AckCommitted {
+			return generic + " (the job's ack had committed with its work: it was not delivered again)"
+		}
+		return generic
+	})
+}
+
+// QueueLabels names the queue library's own statements on timelines.
+func ExampleQueueLabels() {
+	_ = twice.QueueLabels(func(label string) string {
+		if label == "-- name: JobSetStateIfRunningMany :many" {
+			return "river.JobCompleteTx"
+		}
+		return label
+	})
+}

@@ -250,7 +250,9 @@ func (w *InvoiceWorker) Work(ctx context.Context, job *river.Job[InvoiceArgs]) e
 // completion is labelled river.JobCompleteTx, not by its SQL.
 func TestEmailAfterJobCompleteTxHeadlineSaysTheJobCompletedAndTheEmailWasLost(t *testing.T) {
 	rep := twiceriver.Check(t.Context(), twiceriver.Job[InvoiceArgs]{Schema: guardedSchema, Seed: guardedSeed, Args: InvoiceArgs{InvoiceID: 381},
-		Worker: func(a *twice.Attempt) river.Worker[InvoiceArgs] { return &InvoiceWorker{Pool: a.Pool, Mailer: a.Mailer} }})
+		Worker: func(a *twice.Attempt) river.Worker[InvoiceArgs] {
+			return &InvoiceWorker{Pool: a.Pool, Mailer: a.Mailer}
+		}})
 	if rep.Err != nil {
 		t.Fatal(rep.Err)
 	}
@@ -270,7 +272,9 @@ func TestEmailAfterJobCompleteTxHeadlineSaysTheJobCompletedAndTheEmailWasLost(t 
 	// Its fixed twin: the email is at most once by design, and the check is
 	// told so.
 	fixed := twiceriver.Check(t.Context(), twiceriver.Job[InvoiceArgs]{Schema: guardedSchema, Seed: guardedSeed, Args: InvoiceArgs{InvoiceID: 381},
-		Worker: func(a *twice.Attempt) river.Worker[InvoiceArgs] { return &InvoiceWorker{Pool: a.Pool, Mailer: a.Mailer} }},
+		Worker: func(a *twice.Attempt) river.Worker[InvoiceArgs] {
+			return &InvoiceWorker{Pool: a.Pool, Mailer: a.Mailer}
+		}},
 		twice.EffectPolicy("email", effects.AtMostOnce))
 	if !fixed.OK() {
 		t.Errorf("with the email at most once the worker should pass:\n%s", fixed)
