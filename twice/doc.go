@@ -56,7 +56,7 @@
 //     twiceriver for River) and any other queue: [TerminalError],
 //     [SnoozeError], [AckInJobTransaction], [QueueBookkeeping] (a
 //     [QueueHook] given a [Delivery]), [QueueWords], [QueueWordsOf] (given
-//     what [Happened]), [QueueLabels].
+//     what [Happened]), [QueueLabels] ([NoteStatements]).
 //   - Reports: [Report.JSON] ([JSONReport], [JSONOptions], [JSONScenario],
 //     [JSONFinding], [JSONEvent], [JSONTableDiff], [JSONMismatch],
 //     [ReportSchemaVersion]), [Report.Markdown], [Report.Coverage].

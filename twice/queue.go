@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/twicekit/twicekit/internal/inject"
 )
 
 // A queue's delivery semantics, where they differ from the generic
@@ -46,6 +48,14 @@ type queueConfig struct {
 // the one to print (River's: "river.JobCompleteTx").
 func QueueLabels(label func(label string) string) Option {
 	return optionFunc(func(c *config) { c.queue.label = label })
+}
+
+// NoteStatements returns ctx whose SQL statements (through pgx) carry note
+// on their labels, after " · ": a queue adapter says what its library's
+// statements are for (River's insert middleware: "kinds points_email"), and
+// its QueueLabels names them ("River's insert of points_email").
+func NoteStatements(ctx context.Context, note string) context.Context {
+	return inject.WithNote(ctx, note)
 }
 
 // labelled is sr with the queue's labels on its points (sr when the queue

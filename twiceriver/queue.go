@@ -162,7 +162,7 @@ func (q *queue[T]) client(ctx context.Context, st *checkState, pool *pgxpool.Poo
 	if err != nil {
 		return nil, err
 	}
-	c, err := river.NewClient(drv, q.cfg)
+	c, err := river.NewClient(drv, withInsertNote(q.cfg))
 	if err != nil {
 		return nil, fmt.Errorf("twiceriver: River's client on the job's Config: %w", err)
 	}
@@ -385,7 +385,11 @@ func (q *queue[T]) run(ctx context.Context, a *twice.Attempt) error {
 		if q.onSnooze != nil {
 			q.onSnooze(ctl, row)
 		}
-		next, skip, err := claim(ctl, c, st.control, row.ID)
+		cc, err := q.client(ctl, st, st.control) // River's own statements: on the check's pool, never points
+		if err != nil {
+			return err
+		}
+		next, skip, err := claim(ctl, cc, st.control, row.ID)
 		if err != nil || skip != "" {
 			return cmp.Or(err, errors.New("twiceriver: internal error: "+skip))
 		}

@@ -91,9 +91,9 @@ func TestSnoozeOnFirstDeliveryThenGuardedWorkPasses(t *testing.T) {
 	if !rep.OK() {
 		t.Fatalf("the worker that snoozes once should pass:\n%s", rep)
 	}
-	equal(t, "report", rep.String(), "twice: reward_order: idempotent in 4 scenarios (sequential, crash@1, crash@end, duplicate-enqueue)"+noOverlaps+"\n4 crash points not replayed: they leave the same rows, sequences and effects as an earlier one that kept every promise (crash@2, crash@3, crash@4, crash@5 by crash@1); twice.EveryCrashPoint() replays them")
+	equal(t, "report", rep.String(), "twice: reward_order: idempotent in 4 scenarios (sequential, crash@1, crash@end, duplicate-enqueue)"+noOverlaps+"\n3 crash points not replayed: they leave the same rows, sequences and effects as an earlier one that kept every promise (crash@2, crash@3, crash@4 by crash@1); twice.EveryCrashPoint() replays them")
 	first := rep.Reference.Attempts[0]
-	equal(t, "the reference run's delivery", []any{first.Err, len(first.Points)}, []any{nil, 5})
+	equal(t, "the reference run's delivery", []any{first.Err, len(first.Points)}, []any{nil, 4})
 }
 
 // The same worker telling its first delivery by job.Attempt == 1 snoozes
@@ -318,5 +318,31 @@ func TestJobMetadataHoldsOnlyWhatTheProducerWrote(t *testing.T) {
 		Worker:     func(a *twice.Attempt) river.Worker[RewardArgs] { return &MetadataWorker{Pool: a.Pool} }})
 	if !rep.OK() {
 		t.Fatalf("the worker should see only the producer's metadata:\n%s", rep)
+	}
+}
+
+// River's statements on a timeline are named by what they are: the
+// follow-up's insert by its kind, the completion as river.JobCompleteTx.
+func TestRiversStatementsAreNamedOnTheTimeline(t *testing.T) {
+	rep := check(t, rewardJob(RewardWorker{FollowUpOutside: true, CompleteInTx: true}), twice.Only("crash@5"))
+	equal(t, "findings", findings(rep), []string{"crash@5"})
+	tl := rep.Findings[0].Timeline
+	for _, want := range []string{"River's insert of points_email (client.Insert or InsertTx)", "river.JobCompleteTx (the job's completion)"} {
+		if !strings.Contains(tl, want) {
+			t.Errorf("the timeline should name %q:\n%s", want, tl)
+		}
+	}
+	if strings.Contains(tl, "-- name:") {
+		t.Errorf("the timeline shows sqlc's query names:\n%s", tl)
+	}
+}
+
+// River's snooze bookkeeping is not the worker's: the snoozing worker's
+// reference run shows only its own statements.
+func TestSnoozesAreNotPointsOfTheWorker(t *testing.T) {
+	rep := check(t, snoozeJob(true))
+	equal(t, "findings", findings(rep), []string{"once"})
+	if pts := rep.Reference.Attempts[0].Points; len(pts) != 0 {
+		t.Errorf("a worker that only snoozes has no points; got %v", pts)
 	}
 }

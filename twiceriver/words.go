@@ -1,8 +1,13 @@
 package twiceriver
 
 import (
+	"context"
 	"fmt"
+	"slices"
 	"strings"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/twicekit/twicekit/twice"
 )
@@ -66,14 +71,45 @@ func riverLabel(label string) string {
 	if !ok {
 		return label
 	}
+	_, kinds, _ := strings.Cut(name, " · kinds ")
 	name, _, _ = strings.Cut(name, " ")
 	switch name {
 	case "JobSetStateIfRunningMany":
 		return "river.JobCompleteTx (the job's completion)"
 	case "JobInsertFastMany", "JobInsertFastManyNoReturning", "JobInsertFull", "JobInsertFullMany":
+		if kinds != "" {
+			return "River's insert of " + kinds + " (client.Insert or InsertTx)"
+		}
 		return "River's insert of a job (client.Insert or InsertTx)"
 	case "PGAdvisoryXactLock":
 		return "River's advisory lock of a unique insert"
 	}
 	return "River's " + name
+}
+
+// insertNote is River insert middleware that notes the kinds a statement
+// inserts on its label (twice.NoteStatements), for riverLabel.
+type insertNote struct{ river.MiddlewareDefaults }
+
+func (*insertNote) InsertMany(ctx context.Context, params []*rivertype.JobInsertParams, doInner func(context.Context) ([]*rivertype.JobInsertResult, error)) ([]*rivertype.JobInsertResult, error) {
+	var kinds []string
+	for _, p := range params {
+		if !slices.Contains(kinds, p.Kind) {
+			kinds = append(kinds, p.Kind)
+		}
+	}
+	return doInner(twice.NoteStatements(ctx, "kinds "+strings.Join(kinds, ", ")))
+}
+
+// withInsertNote is cfg with insertNote innermost of its insert middleware
+// (in Middleware, or in JobInsertMiddleware when the app uses the older
+// pair: River takes one or the other).
+func withInsertNote(cfg *river.Config) *river.Config {
+	c := *cfg
+	if len(c.JobInsertMiddleware) > 0 || len(c.WorkerMiddleware) > 0 { //nolint:staticcheck // the app's older fields
+		c.JobInsertMiddleware = append(slices.Clone(c.JobInsertMiddleware), &insertNote{}) //nolint:staticcheck
+	} else {
+		c.Middleware = append(slices.Clone(c.Middleware), &insertNote{})
+	}
+	return &c
 }
