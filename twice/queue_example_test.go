@@ -129,3 +129,11 @@ func ExampleQueueLabels() {
 		return label
 	})
 }
+
+// NoteStatements lets a queue adapter say what its library's statements
+// are for (here, in River insert middleware: the kinds inserted); its
+// QueueLabels then names them.
+func ExampleNoteStatements() {
+	ctx := twice.NoteStatements(context.Background(), "kinds points_email")
+	_ = ctx // the library's statements run on ctx: "-- name: JobInsertFastMany :many · kinds points_email"
+}
