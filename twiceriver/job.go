@@ -38,8 +38,9 @@ type Job[T river.JobArgs] struct {
 	// as River's executor does: Middleware (and WorkerMiddleware) around
 	// every worker, Hooks (WorkBegin, WorkEnd; the insert ones on the jobs
 	// it inserts), JobTimeout, RescueStuckJobsAfter, MaxAttempts and
-	// RetryPolicy. Its Workers, Queues and periodic jobs are not used. Nil:
-	// River's defaults.
+	// RetryPolicy. Its Workers, Queues, periodic jobs and Schema are not
+	// used (River's tables are in the check's database). Nil: River's
+	// defaults.
 	Config *river.Config
 	// JobTimeout is the client's JobTimeout, used when the worker's Timeout
 	// is 0; it overrides Config's. Default river.JobTimeoutDefault (1
@@ -67,6 +68,8 @@ func (job Job[T]) config() *river.Config {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
 	c.Queues, c.Workers, c.PeriodicJobs = nil, nil, nil
+	// River's tables are in the check's database's own schema (Migrations).
+	c.Schema = ""
 	// The worker may insert follow-up jobs whose workers this check does
 	// not know.
 	c.SkipUnknownJobCheck = true
