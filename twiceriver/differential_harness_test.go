@@ -69,6 +69,8 @@ type behaviour struct {
 	insertTwice bool
 	// stuck: the job is found running, its worker dead (River's rescuer).
 	stuck bool
+	// config adds to the client's config on both sides.
+	config func(*river.Config)
 }
 
 // diffWorker records each delivery, then does what the behaviour says.
@@ -206,6 +208,9 @@ func onRiver(ctx context.Context, t *testing.T, b behaviour) []seen {
 	river.AddWorker[DiffArgs](workers, w)
 	river.AddWorker[WitnessArgs](workers, river.WorkFunc(func(context.Context, *river.Job[WitnessArgs]) error { return nil }))
 	cfg := diffConfig()
+	if b.config != nil {
+		b.config(cfg)
+	}
 	cfg.Logger = slog.New(slog.DiscardHandler)
 	cfg.FetchPollInterval = 20 * time.Millisecond
 	cfg.FetchCooldown = 5 * time.Millisecond
@@ -291,7 +296,11 @@ func onModel(ctx context.Context, t *testing.T, b behaviour) []seen {
 	t.Helper()
 	pool := newDiffDB(ctx, t)
 	var out []seen
-	job := Job[DiffArgs]{Args: DiffArgs{OrderID: 1}, InsertOpts: b.opts, Config: diffConfig(),
+	cfg := diffConfig()
+	if b.config != nil {
+		b.config(cfg)
+	}
+	job := Job[DiffArgs]{Args: DiffArgs{OrderID: 1}, InsertOpts: b.opts, Config: cfg,
 		Worker: func(a *twice.Attempt) river.Worker[DiffArgs] { return &diffWorker{pool: a.Pool, b: b} }}
 	q := newQueue(job)
 	read := func(ctx context.Context, id int64) *rivertype.JobRow {

@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivertype"
 )
 
 // The differential suite: every behaviour below runs on a real, started
@@ -24,6 +25,8 @@ import (
 // docs/river.md is generated from it.
 
 var updateDocs = flag.Bool("update-docs", os.Getenv("TWICERIVER_UPDATE_DOCS") != "", "rewrite the generated table in docs/river.md (or set TWICERIVER_UPDATE_DOCS=1)")
+
+type tenantKey struct{}
 
 func snoozesOfJob(job *river.Job[DiffArgs]) int64 { return snoozesOf(job.Metadata) }
 
@@ -102,6 +105,37 @@ var behaviours = []behaviour{{
 		if job.Attempt == 1 {
 			<-ctx.Done()
 			return ctx.Err()
+		}
+		return credit(ctx, pool, job.Args.OrderID)
+	},
+}, {
+	name:      "the config's middleware and hooks: a tenant set around Work, a WorkEnd hook that cancels on the provider's 503",
+	checkDoes: "Work runs inside the app's river.Config (Job.Config) as River's executor runs it: middleware around it, WorkBegin and WorkEnd hooks",
+	config: func(c *river.Config) {
+		c.Middleware = []rivertype.Middleware{river.WorkerMiddlewareFunc(func(ctx context.Context, job *rivertype.JobRow, doInner func(context.Context) error) error {
+			return doInner(context.WithValue(ctx, tenantKey{}, "spice-route"))
+		})}
+		c.Hooks = []rivertype.Hook{
+			river.HookWorkBeginFunc(func(ctx context.Context, job *rivertype.JobRow) error {
+				if ctx.Value(tenantKey{}) == nil {
+					return errors.New("WorkBegin ran outside the middleware")
+				}
+				return nil
+			}),
+			river.HookWorkEndFunc(func(ctx context.Context, job *rivertype.JobRow, err error) error {
+				if errors.Is(err, errWork) {
+					return river.JobCancel(err)
+				}
+				return err
+			}),
+		}
+	},
+	work: func(ctx context.Context, pool *pgxpool.Pool, job *river.Job[DiffArgs]) error {
+		if ctx.Value(tenantKey{}) != "spice-route" {
+			return errors.New("no tenant: the middleware did not run")
+		}
+		if job.Attempt == 1 {
+			return errWork
 		}
 		return credit(ctx, pool, job.Args.OrderID)
 	},
