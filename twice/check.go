@@ -190,7 +190,7 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 	rep.Reference = ref
 	first := ref.Attempts[0]
 	ref.Verdict = Kept
-	if f := referenceFinding(ref, first, c.cfg.queue.describe); f != nil {
+	if f := referenceFinding(ref, first, c.cfg.queue); f != nil {
 		ref.Verdict = Broken
 		rep.Findings = append(rep.Findings, *f)
 		return

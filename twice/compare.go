@@ -57,7 +57,7 @@ func compare(ref, sr *ScenarioRun, cfg *config) *Finding {
 	}
 	f.Hints = append(f.Hints, sh.timeHints(want, f.Database)...)
 	keys := newKeyAliases(ref, sr)
-	view := keys.run(sr)
+	view := cfg.queue.labelled(keys.run(sr))
 	if sh != nil {
 		view = rewriteRun(view, got.text, got.text)
 		f.Problems, f.Hints = rewriteProblems(f.Problems, got.texts), got.texts(f.Hints)
@@ -71,7 +71,7 @@ func compare(ref, sr *ScenarioRun, cfg *config) *Finding {
 }
 
 // referenceFinding reports a job that cannot even run once cleanly.
-func referenceFinding(ref *ScenarioRun, first AttemptRecord, words func(Scenario, string) string) *Finding {
+func referenceFinding(ref *ScenarioRun, first AttemptRecord, q queueConfig) *Finding {
 	f := &Finding{Scenario: ref.Scenario, Token: ref.Scenario.Token()}
 	switch {
 	case first.Panic != "" || first.Goexit != "":
@@ -88,15 +88,16 @@ func referenceFinding(ref *ScenarioRun, first AttemptRecord, words func(Scenario
 	if len(f.Problems) == 0 {
 		return nil
 	}
-	f.Headline = headline(f, ref, words)
-	f.Timeline = timeline(ref)
-	f.run = ref
+	view := q.labelled(ref)
+	f.Headline = headline(f, view, q.describe)
+	f.Timeline = timeline(view)
+	f.run = view
 	return f
 }
 
 // headline names the broken promises and the scenario, in the queue's own
 // words when QueueWords gave them (words is nil otherwise).
-func headline(f *Finding, sr *ScenarioRun, words func(Scenario, string) string) string {
+func headline(f *Finding, sr *ScenarioRun, words func(Scenario, Happened, string) string) string {
 	var promises []string
 	add := func(p string) {
 		for _, q := range promises {
@@ -113,8 +114,11 @@ func headline(f *Finding, sr *ScenarioRun, words func(Scenario, string) string) 
 		add("not idempotent")
 	}
 	said := sr.Scenario.words(crashLabel(sr))
+	if h := happened(sr); h.AckCommitted && words == nil {
+		said = strings.TrimSuffix(said, ", then redelivery") + "; its ack had committed in its own transaction, so the queue did not deliver it again"
+	}
 	if words != nil {
-		said = words(sr.Scenario, said)
+		said = words(sr.Scenario, happened(sr), said)
 	}
 	return strings.Join(promises, "; ") + ": " + said
 }

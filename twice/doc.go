@@ -55,7 +55,8 @@
 //   - The queue's semantics (queue.go), for queue adapters (package
 //     twiceriver for River) and any other queue: [TerminalError],
 //     [SnoozeError], [AckInJobTransaction], [QueueBookkeeping] (a
-//     [QueueHook] given a [Delivery]), [QueueWords].
+//     [QueueHook] given a [Delivery]), [QueueWords], [QueueWordsOf] (given
+//     what [Happened]), [QueueLabels] ([NoteStatements]).
 //   - Reports: [Report.JSON] ([JSONReport], [JSONOptions], [JSONScenario],
 //     [JSONFinding], [JSONEvent], [JSONTableDiff], [JSONMismatch],
 //     [ReportSchemaVersion]), [Report.Markdown], [Report.Coverage].

@@ -108,3 +108,32 @@ func ExampleQueueWords() {
 		return generic
 	})
 }
+
+// QueueWordsOf words the headline from what happened in the scenario, so
+// that it never contradicts the timeline.
+func ExampleQueueWordsOf() {
+	_ = twice.QueueWordsOf(func(s twice.Scenario, h twice.Happened, generic string) string {
+		if h.AckCommitted {
+			return generic + " (the job's ack had committed with its work: it was not delivered again)"
+		}
+		return generic
+	})
+}
+
+// QueueLabels names the queue library's own statements on timelines.
+func ExampleQueueLabels() {
+	_ = twice.QueueLabels(func(label string) string {
+		if label == "-- name: JobSetStateIfRunningMany :many" {
+			return "river.JobCompleteTx"
+		}
+		return label
+	})
+}
+
+// NoteStatements lets a queue adapter say what its library's statements
+// are for (here, in River insert middleware: the kinds inserted); its
+// QueueLabels then names them.
+func ExampleNoteStatements() {
+	ctx := twice.NoteStatements(context.Background(), "kinds points_email")
+	_ = ctx // the library's statements run on ctx: "-- name: JobInsertFastMany :many · kinds points_email"
+}

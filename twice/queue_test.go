@@ -140,3 +140,38 @@ func TestSnoozeIsNotAFailedDelivery(t *testing.T) {
 		t.Errorf("problems: got %s, want %s\n%s", got, want, rep)
 	}
 }
+
+// A job that acks in its transaction, then does more: the crash after the
+// ack loses what came after, and the generic headline says the queue did
+// not deliver it again (as the timeline does), not "then redelivery".
+func TestHeadlineSaysTheAckHadCommitted(t *testing.T) {
+	job := twice.Job{Name: "ack, then more", Schema: queueSchema, Seed: queueSeed,
+		Run: func(ctx context.Context, a *twice.Attempt) error {
+			if err := pgx.BeginFunc(ctx, a.Pool, func(tx pgx.Tx) error {
+				_, err := tx.Exec(ctx, `DELETE FROM queue WHERE job_id = $1`, a.JobID)
+				return err
+			}); err != nil {
+				return err
+			}
+			_, err := a.Pool.Exec(ctx, `UPDATE customers SET points = points + 50 WHERE id = 77`)
+			return err
+		}}
+	rep := twice.Check(t.Context(), job, queueRows...)
+	var headline string
+	for _, f := range rep.Findings {
+		if f.Token == "crash@4" {
+			headline = f.Headline
+		}
+	}
+	want := "not idempotent: crash before point 4 of 4 (UPDATE customers SET points = points + 50 WHERE id = 77); its ack had committed in its own transaction, so the queue did not deliver it again"
+	if headline != want {
+		t.Errorf("crash@4's headline:\n got: %s\nwant: %s\n%s", headline, want, rep)
+	}
+	// With the queue's words, what happened reaches them.
+	var saw twice.Happened
+	rep = twice.Check(t.Context(), job, append(queueRows, twice.Only("crash@4"),
+		twice.QueueWordsOf(func(s twice.Scenario, h twice.Happened, generic string) string { saw = h; return generic }))...)
+	if !saw.AckCommitted || saw.Redelivered {
+		t.Errorf("QueueWordsOf got %+v, want the ack committed and no redelivery\n%s", saw, rep)
+	}
+}

@@ -15,19 +15,35 @@
 // (kind, args, queue, state, priority, max attempts, tags, unique key);
 // River's bookkeeping columns and the job's own row are not.
 //
+// Work runs as River's executor runs it, inside the application's
+// river.Config (Job.Config): its middleware, hooks, JobTimeout,
+// RescueStuckJobsAfter, MaxAttempts and RetryPolicy. A recovered panic is
+// a failed attempt ([PanicError]), retried as River does.
+//
 // River's semantics, as twice options (see twice.AckInJobTransaction and
 // the others): a completion committed in the worker's transaction
 // (JobCompleteTx) is the ack, and no scenario runs the job again after it;
 // River completes any other job after Work returns, and a crash before that
-// runs it again, as River's rescuer would. river.JobCancel ends the job;
-// river.JobSnooze is a delivery, not a failure; other errors are retried up
-// to the job's MaxAttempts. Two runs at once are River's rescuer re-running
-// a job stuck past RescueStuckJobsAfter: they are checked only for a worker
-// whose context outlives that (Timeout -1 or longer). Reports say what
-// happened in River's words.
+// leaves it running until River's rescuer runs it again (only once the
+// worker's timeout ran out; never a job with Timeout -1, whose work a
+// crash loses). river.JobCancel ends the job; river.JobSnooze is settled
+// inside the delivery as River does (the attempt given back, "snoozes"
+// counted in the metadata) and run again, not a failure, up to 10 times in
+// a row ([SnoozedForeverError]); other errors are retried up to the job's
+// MaxAttempts. River never runs a job twice at once (its rescuer waits for
+// the worker's timeout), so the concurrent scenarios are skipped. Reports
+// say what happened in River's words, and name River's statements by what
+// they are (river.JobCompleteTx).
+//
+// The model is checked against a started river.Client, delivery by
+// delivery, by the differential suite (differential_test.go); its table is
+// in docs/river.md.
 //
 // Index:
-//   - [Job]: the worker, its args, the schema and seed.
+//   - [Job]: the worker, its args, the schema and seed, the app's
+//     river.Config.
+//   - [PanicError], [SnoozedForeverError]: what an attempt returns when
+//     River recovered a panic, or the job snoozed without end.
 //   - [Check] (the report), [AssertIdempotent] (Fatalf), [ExpectIdempotent]
 //     (Errorf).
 //   - [Job.Twice]: the twice.Job and River's semantics as twice options, for

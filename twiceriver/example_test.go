@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/twicekit/twicekit/twice"
 	"github.com/twicekit/twicekit/twiceriver"
@@ -68,3 +69,15 @@ func (r *recorder) Name() string          { return r.name }
 func (r *recorder) Logf(string, ...any)   {}
 func (r *recorder) Errorf(string, ...any) { r.failed = true }
 func (r *recorder) Fatalf(string, ...any) { r.failed = true }
+
+// Config is the application's river.Config: its middleware runs around
+// every Work, as in production.
+func ExampleJob_config() {
+	rep := twiceriver.Check(context.Background(), twiceriver.Job[RewardArgs]{
+		Schema: guardedSchema, Seed: guardedSeed, Args: RewardArgs{OrderID: 9812},
+		Config: &river.Config{Middleware: []rivertype.Middleware{&TenantMiddleware{}}},
+		Worker: func(a *twice.Attempt) river.Worker[RewardArgs] { return &TenantWorker{Pool: a.Pool} },
+	})
+	fmt.Println("idempotent:", rep.OK())
+	// Output: idempotent: true
+}

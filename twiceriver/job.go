@@ -1,9 +1,9 @@
 package twiceriver
 
 import (
-	"cmp"
 	"context"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -33,52 +33,83 @@ type Job[T river.JobArgs] struct {
 	// mailer, its HTTP client. River calls its Work with a real *river.Job[T]
 	// and a context carrying a real *river.Client.
 	Worker func(a *twice.Attempt) river.Worker[T]
-	// JobTimeout is the client's JobTimeout (river.Config), used when the
-	// worker's Timeout is 0; default river.JobTimeoutDefault (1 minute).
+	// Config is the application's river.Config, the one its client runs
+	// with. The check runs Work through the parts that shape a worker's run,
+	// as River's executor does: Middleware (and WorkerMiddleware) around
+	// every worker, Hooks (WorkBegin, WorkEnd; the insert ones on the jobs
+	// it inserts), JobTimeout, RescueStuckJobsAfter, MaxAttempts and
+	// RetryPolicy. Its Workers, Queues, periodic jobs and Schema are not
+	// used (River's tables are in the check's database). Nil: River's
+	// defaults.
+	Config *river.Config
+	// JobTimeout is the client's JobTimeout, used when the worker's Timeout
+	// is 0; it overrides Config's. Default river.JobTimeoutDefault (1
+	// minute).
 	JobTimeout time.Duration
-	// RescueStuckJobsAfter is the client's (river.Config); default one hour
-	// (plus JobTimeout when that is set), as River's.
+	// RescueStuckJobsAfter is the client's; it overrides Config's. Default
+	// one hour (plus JobTimeout when that is set), as River's.
 	RescueStuckJobsAfter time.Duration
 }
 
-// overlapsOff says why River cannot run the job twice at once, or "". Only
-// River's rescuer runs a job that is still running, once it is stuck past
-// RescueStuckJobsAfter; a worker whose context ends before that (its
-// timeout) cannot commit anything after the rescue.
+// config is the client's config as River fills it in (WithDefaults), with
+// the job's JobTimeout and RescueStuckJobsAfter over Config's.
+func (job Job[T]) config() *river.Config {
+	var c river.Config
+	if job.Config != nil {
+		c = *job.Config
+	}
+	if job.JobTimeout != 0 {
+		c.JobTimeout = job.JobTimeout
+	}
+	if job.RescueStuckJobsAfter != 0 {
+		c.RescueStuckJobsAfter = job.RescueStuckJobsAfter
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	c.Queues, c.Workers, c.PeriodicJobs = nil, nil, nil
+	// River's tables are in the check's database's own schema (Migrations).
+	c.Schema = ""
+	// The worker may insert follow-up jobs whose workers this check does
+	// not know.
+	c.SkipUnknownJobCheck = true
+	return c.WithDefaults()
+}
+
+// overlapsOff says why River never runs the job twice at once. Only
+// River's rescuer runs a job that is still running, and only once the
+// worker's timeout (its Timeout, else the config's JobTimeout) ran out and
+// the job has been running past RescueStuckJobsAfter; a job without a
+// timeout (-1) it never rescues (river/internal/maintenance, JobRescuer).
+// By then the first run's context has ended: a worker that runs its
+// statements on the context River gave it cannot commit anything after the
+// rescue. (A worker that does not is reported for that.)
 func (job Job[T]) overlapsOff() string {
 	if job.Worker == nil {
 		return ""
 	}
 	timeout, rescue := job.timeouts()
-	if timeout > 0 && timeout < rescue {
-		return fmt.Sprintf("River's rescuer runs a job again only after RescueStuckJobsAfter (%s), and the worker's context ends after its timeout (%s), before that; give the worker a Timeout of -1 or longer to check it", rescue, timeout)
+	if timeout <= 0 {
+		return "River's rescuer never runs a job again while its worker has no timeout (Timeout -1), so River never runs it twice at once"
 	}
-	return ""
+	return fmt.Sprintf("River's rescuer runs a job again only after its timeout (%s) ran out and it has been running past RescueStuckJobsAfter (%s): the first run's context has ended by then, so River never runs it twice at once", timeout, rescue)
 }
 
-// timeouts are the worker's effective timeout (0: none) and River's rescue
-// horizon.
+// timeouts are the worker's timeout as River's executor and rescuer take
+// it (its Timeout, else the config's JobTimeout; negative: none) and
+// River's rescue horizon. A Worker function that cannot build a worker
+// without a real attempt counts as the config's JobTimeout.
 func (job Job[T]) timeouts() (timeout, rescue time.Duration) {
+	cfg := job.config()
+	timeout, rescue = cfg.JobTimeout, cfg.RescueStuckJobsAfter
 	defer func() {
-		if recover() != nil { // a Worker that needs a real attempt: check the overlaps
-			timeout = 0
+		if recover() != nil {
+			timeout = cfg.JobTimeout
 		}
 	}()
-	clientTimeout := cmp.Or(job.JobTimeout, river.JobTimeoutDefault)
-	rescue = job.RescueStuckJobsAfter
-	if rescue == 0 {
-		rescue = time.Hour
-		if job.JobTimeout > 0 {
-			rescue += job.JobTimeout
-		}
-	}
 	w := job.Worker(&twice.Attempt{})
-	timeout = w.Timeout(&river.Job[T]{JobRow: &rivertype.JobRow{}, Args: job.Args})
-	switch {
-	case timeout == 0:
-		timeout = clientTimeout
-	case timeout < 0:
-		timeout = 0
+	if t := w.Timeout(&river.Job[T]{JobRow: &rivertype.JobRow{}, Args: job.Args}); t != 0 {
+		timeout = t
 	}
 	return timeout, rescue
 }

@@ -74,7 +74,7 @@ func equal(t *testing.T, what string, got, want any) {
 	}
 }
 
-const noOverlaps = "\nconcurrent deliveries not checked: River's rescuer runs a job again only after RescueStuckJobsAfter (1h0m0s), and the worker's context ends after its timeout (1m0s), before that; give the worker a Timeout of -1 or longer to check it"
+const noOverlaps = "\nconcurrent deliveries not checked: River's rescuer runs a job again only after its timeout (1m0s) ran out and it has been running past RescueStuckJobsAfter (1h0m0s): the first run's context has ended by then, so River never runs it twice at once"
 
 // The work is an increment, but the points, the follow-up job and the
 // job's completion commit together: the completion is the ack, so River
@@ -98,14 +98,14 @@ func TestTransactionalCompletionPassesEverySequentialAndCrashScenario(t *testing
 func TestCompletionAfterWorkIsFlaggedByTheCrashBeforeRiverCompletes(t *testing.T) {
 	rep := check(t, rewardJob(RewardWorker{}))
 	equal(t, "findings", findings(rep), []string{"sequential", "crash@end"})
-	equal(t, "headline", rep.Findings[1].Headline, "not idempotent: crash after the last point (5 of 5): the worker's work had committed, then it died before River completed the job (it stayed running), and River's rescuer ran it again after RescueStuckJobsAfter; complete the job in the work's transaction with river.JobCompleteTx")
+	equal(t, "headline", rep.Findings[1].Headline, "not idempotent: crash after the last point (5 of 5): the worker's work had committed, then it died before River completed the job (it stayed running), and River's rescuer ran it again after its timeout and RescueStuckJobsAfter; complete the job in the work's transaction with river.JobCompleteTx")
 	equal(t, "diff", pgfixture.FormatDiff(rep.Findings[1].Database), `customers:
   - (id=77, name='Ann', points=50)
   + (id=77, name='Ann', points=100)
 river_job:
   + (state='available', max_attempts=25, priority=1, args={"order_id": 9812, "customer_id": 77}, kind='points_email', queue='default', tags={}, unique_key=NULL, unique_states=NULL)
 `)
-	equal(t, "sequential", rep.Findings[0].Headline, "not idempotent: sequential: Work returned, River's completion of the job was lost (it stayed running), and River's rescuer ran it again after RescueStuckJobsAfter")
+	equal(t, "sequential", rep.Findings[0].Headline, "not idempotent: sequential: Work returned, River's completion of the job was lost (it stayed running), and River's rescuer ran it again after its timeout and RescueStuckJobsAfter")
 }
 
 // The follow-up job inserted with client.Insert before the work's
@@ -118,7 +118,7 @@ func TestFollowUpOutsideTheTransactionIsDuplicated(t *testing.T) {
   + (state='available', max_attempts=25, priority=1, args={"order_id": 9812, "customer_id": 77}, kind='points_email', queue='default', tags={}, unique_key=NULL, unique_states=NULL)
 `)
 	}
-	equal(t, "headline", rep.Findings[0].Headline, "not idempotent: crash before point 5 of 8 (begin); the job stayed running and River's rescuer ran it again after RescueStuckJobsAfter")
+	equal(t, "headline", rep.Findings[0].Headline, "not idempotent: crash before point 5 of 8 (begin); the job stayed running and River's rescuer ran it again after its timeout and RescueStuckJobsAfter")
 }
 
 // JobCancel ends the job: the clean run passes and River does not run it
@@ -136,15 +136,17 @@ func TestJobCancelOnTheCleanRunPassesAndIsNotRedelivered(t *testing.T) {
 	equal(t, "reference", []any{first.Err, first.Terminal}, []any{"JobCancelError: order 9813 was cancelled", true})
 }
 
-// A worker without a timeout can still be running when River's rescuer
-// runs the job again: then the increment runs twice, and the report says
-// so in River's words.
-func TestRescuedWhileRunningIsFlaggedInRiversWords(t *testing.T) {
+// River's rescuer never runs again a job whose worker has no timeout
+// (Timeout -1): a crash leaves it running, and its work is lost. The same
+// worker with a timeout passes
+// (TestTransactionalCompletionPassesEverySequentialAndCrashScenario).
+func TestWorkerWithoutTimeoutLosesItsWorkAfterACrash(t *testing.T) {
 	job := rewardJob(RewardWorker{CompleteInTx: true})
 	job.Worker = func(a *twice.Attempt) river.Worker[RewardArgs] {
 		return &UnboundedRewardWorker{RewardWorker{Pool: a.Pool, CompleteInTx: true}}
 	}
 	rep := check(t, job)
-	equal(t, "findings", findings(rep), []string{"overlap@1"})
-	equal(t, "headline", rep.Findings[0].Headline, "not idempotent: overlap after point 1 of 6: the job was still running past RescueStuckJobsAfter, River's rescuer ran it again to the end, then the first run resumed")
+	equal(t, "findings", findings(rep), []string{"crash@1", "crash@2", "crash@3", "crash@4", "crash@5", "crash@6"})
+	equal(t, "headline", rep.Findings[0].Headline, "not idempotent: crash before point 1 of 6 (begin); the job stayed running and River's rescuer never runs again a job whose worker has no timeout (Timeout -1): its work is lost")
+	equal(t, "deliveries", deliveries(rep)[2], "crash@1 job-1:1")
 }

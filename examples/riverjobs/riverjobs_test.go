@@ -37,7 +37,7 @@ func TestRewardCompletedAfterWorkGivesThePointsAgain(t *testing.T) {
 	rep := storytest.Check(t, f.Job, f.Options...)
 	require.Equal(t, []string{"sequential", "crash@end"}, story.Sequential(rep), rep.String())
 	fd := story.Find(rep, "crash@end")
-	require.Equal(t, "not idempotent: crash after the last point (6 of 6): the worker's work had committed, then it died before River completed the job (it stayed running), and River's rescuer ran it again after RescueStuckJobsAfter; complete the job in the work's transaction with river.JobCompleteTx", fd.Headline)
+	require.Equal(t, "not idempotent: crash after the last point (6 of 6): the worker's work had committed, then it died before River completed the job (it stayed running), and River's rescuer ran it again after its timeout and RescueStuckJobsAfter; complete the job in the work's transaction with river.JobCompleteTx", fd.Headline)
 	require.Equal(t, `customers:
   - (id=77, name='Ann', points=170)
   + (id=77, name='Ann', points=220)
@@ -63,7 +63,7 @@ func TestInvoiceUnguardedSendsAgain(t *testing.T) {
 	require.Equal(t, []string{"sequential", "crash@end", "duplicate-enqueue", "crash-after@5", "reply-lost@5"}, story.Sequential(rep), rep.String())
 	fd := story.Find(rep, "sequential")
 	require.Len(t, fd.Effects, 1)
-	require.Equal(t, "not idempotent: sequential: Work returned, River's completion of the job was lost (it stayed running), and River's rescuer ran it again after RescueStuckJobsAfter", fd.Headline)
+	require.Equal(t, "not idempotent: sequential: Work returned, River's completion of the job was lost (it stayed running), and River's rescuer ran it again after its timeout and RescueStuckJobsAfter", fd.Headline)
 }
 
 func TestPassingForms(t *testing.T) {

@@ -101,7 +101,7 @@ func (e refusal) Error() string   { return e.cause.Error() }
 func (e refusal) Unwrap() []error { return []error{e.cause, context.Canceled} }
 
 func (t *tracer) TraceQueryStart(ctx context.Context, c *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
-	return t.point(ctx, c, Label(d.SQL))
+	return t.point(ctx, c, noted(ctx, Label(d.SQL)))
 }
 func (t *tracer) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
 
@@ -113,7 +113,7 @@ func (t *tracer) TraceBatchStart(ctx context.Context, c *pgx.Conn, d pgx.TraceBa
 			label = fmt.Sprintf("batch of %d: %s", n, Label(d.Batch.QueuedQueries[0].SQL))
 		}
 	}
-	return t.point(ctx, c, Label(label))
+	return t.point(ctx, c, noted(ctx, Label(label)))
 }
 func (t *tracer) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
 func (t *tracer) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData)     {}

@@ -1,6 +1,7 @@
 package inject
 
 import (
+	"context"
 	"fmt"
 	"strings"
 )
@@ -62,4 +63,21 @@ func Label(text string) string {
 		s = string(r[:maxLabel-1]) + "…"
 	}
 	return s
+}
+
+type noteKey struct{}
+
+// WithNote returns ctx whose pgx statements' labels end with " · " and
+// note: a queue adapter says what its library's statements do for ("kinds
+// points_email"), which its own words then name.
+func WithNote(ctx context.Context, note string) context.Context {
+	return context.WithValue(ctx, noteKey{}, note)
+}
+
+// noted is label with ctx's note, if any.
+func noted(ctx context.Context, label string) string {
+	if n, _ := ctx.Value(noteKey{}).(string); n != "" {
+		return label + " · " + n
+	}
+	return label
 }
