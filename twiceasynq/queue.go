@@ -127,14 +127,17 @@ func (q *queue) fetch(_ context.Context, db *pgxpool.Pool, d twice.Delivery) (st
 }
 
 // refused says why asynq's client refuses another enqueue of the task
-// while the tasks enqueued before are as st holds them, or "".
+// while the tasks enqueued before are as st holds them, or "". asynq tries
+// the Unique lock first, then the task ID.
 func (q *queue) refused(st *checkState) string {
+	for _, t := range st.tasks {
+		if q.set.uniqueTTL > 0 && t.state.uniqueLocked() {
+			return fmt.Sprintf("asynq refused the enqueue (ErrDuplicateTask): Unique(%s) holds the lock of the task before (%s)", q.set.uniqueTTL, t.state)
+		}
+	}
 	for _, t := range st.tasks {
 		if q.set.taskID != "" && t.id == q.set.taskID && t.state.stored() {
 			return fmt.Sprintf("asynq refused the enqueue (ErrTaskIDConflict): the task with ID %q is still stored (%s)", t.id, t.state)
-		}
-		if q.set.uniqueTTL > 0 && t.state.uniqueLocked() {
-			return fmt.Sprintf("asynq refused the enqueue (ErrDuplicateTask): Unique(%s) holds the lock of the task before (%s)", q.set.uniqueTTL, t.state)
 		}
 	}
 	return ""
