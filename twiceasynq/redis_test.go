@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -55,6 +56,8 @@ func tryRedis(t *testing.T, bin string) (*redis.Options, error) {
 	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir,
 		"--save", "", "--appendonly", "no", "--daemonize", "no", "--protected-mode", "yes")
 	cmd.Stdout, cmd.Stderr = &log, &log
+	// A test binary that crashes takes its redis-server with it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
