@@ -39,6 +39,8 @@ var gueCases = []gueCase{
 		work: func(*pgxpool.Pool) gue.WorkFunc { return failUntil(2, rewardInTx) }},
 	{name: "BackoffNever discards on the first error", order: 9812, backoff: gue.BackoffNever,
 		work: func(*pgxpool.Pool) gue.WorkFunc { return failUntil(2, rewardInTx) }},
+	{name: "ErrRescheduleJobIn: worked again, error count + 1", order: 9812,
+		work: func(*pgxpool.Pool) gue.WorkFunc { return rescheduleOnce(rewardOncePerOrder) }},
 	{name: "connection lost before gue's commit: j.Tx() rolled back, pool work kept", order: 9812,
 		work: func(p *pgxpool.Pool) gue.WorkFunc { return loseConnectionOnce(p, rewardOnPool(p)) }},
 }
@@ -54,6 +56,16 @@ func failUntil(n int32, wf gue.WorkFunc) gue.WorkFunc {
 			return fmt.Errorf("provider unavailable (error count %d)", j.ErrorCount)
 		}
 		return nil
+	}
+}
+
+// rescheduleOnce asks gue to run the job again right away, the first time.
+func rescheduleOnce(wf gue.WorkFunc) gue.WorkFunc {
+	return func(ctx context.Context, j *gue.Job) error {
+		if j.ErrorCount == 0 {
+			return gue.ErrRescheduleJobIn(0, "not yet")
+		}
+		return wf(ctx, j)
 	}
 }
 

@@ -110,3 +110,16 @@ func TestMigrationsAreGues(t *testing.T) {
 		t.Fatalf("twicegue/migrations/schema.sql differs from gue's; copy gue's migrations/schema.sql:\n%s", want)
 	}
 }
+
+// gue.ErrRescheduleJobIn is "later", not a failure: the queue's note says
+// so. (twice asks the clean run to succeed on its first delivery, so a job
+// that reschedules there is reported as failing its clean run.)
+func TestRescheduleIsLater(t *testing.T) {
+	rep := Check(t.Context(), job(9812, inTx(rescheduleOnce(rewardOncePerOrder))))
+	if rep.Reference == nil || len(rep.Reference.Attempts) == 0 || !strings.Contains(rep.Reference.Attempts[0].Note, "snoozed") {
+		t.Fatalf("the rescheduled delivery is not noted as snoozed:\n%s", rep)
+	}
+	if !isReschedule(gue.ErrRescheduleJobIn(0, "x")) || isReschedule(gue.ErrDiscardJob("x")) || isReschedule(fmt.Errorf("wrapped: %w", gue.ErrRescheduleJobIn(0, "x"))) {
+		t.Fatal("isReschedule does not tell gue's reschedules as gue does (unwrapped, discards apart)")
+	}
+}
