@@ -9,7 +9,9 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/oklog/ulid/v2"
 	"github.com/vgarvardt/gue/v5"
@@ -34,7 +36,8 @@ type queue struct {
 
 // checkState is what the queue knows of one check's scenario.
 type checkState struct {
-	ids map[string]ulid.ULID // the check's job ID -> gue's job_id
+	ids     map[string]ulid.ULID // the check's job ID -> gue's job_id
+	running map[string]int       // the check's job ID -> its attempts running now
 }
 
 func newQueue(job Job) *queue {
@@ -126,19 +129,23 @@ func (q *queue) fetch(ctx context.Context, db *pgxpool.Pool, d twice.Delivery) (
 	q.mu.Lock()
 	st := q.checks[db]
 	if st == nil {
-		st = &checkState{ids: map[string]ulid.ULID{}}
+		st = &checkState{ids: map[string]ulid.ULID{}, running: map[string]int{}}
 		q.checks[db] = st
 	}
 	q.byWorker[d.Pool] = st
-	_, known := st.ids[d.JobID]
+	id, known := st.ids[d.JobID]
 	if d.Number > 1 && known {
+		alone := st.running[d.JobID] == 0
 		q.mu.Unlock()
+		if alone {
+			return "", waitUnlocked(ctx, db, id)
+		}
 		return "", nil
 	}
 	if known { // job-1 delivered first again: a new scenario
 		clear(st.ids)
 	}
-	var id ulid.ULID
+	id = ulid.ULID{}
 	id[15] = byte(len(st.ids) + 1)
 	st.ids[d.JobID] = id
 	q.mu.Unlock()
@@ -151,6 +158,33 @@ func (q *queue) fetch(ctx context.Context, db *pgxpool.Pool, d twice.Delivery) (
 		return "", fmt.Errorf("enqueueing the job with gue's client: %w", err)
 	}
 	return "", nil
+}
+
+// waitUnlocked waits until no session holds the job's row locked. It is
+// called before a redelivery while no attempt of the job runs: a lock then
+// belongs to the session of an attempt that crashed, which PostgreSQL ends
+// (rolling its transaction back) a moment after its connection was cut.
+// gue's next worker would lock the row once it is free; waiting here keeps
+// the redelivery from finding it still held.
+func waitUnlocked(ctx context.Context, db *pgxpool.Pool, id ulid.ULID) error {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		free := false
+		err := pgx.BeginFunc(ctx, db, func(tx pgx.Tx) error {
+			var exists, lockable bool
+			err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM gue_jobs WHERE job_id = $1),
+  EXISTS (SELECT 1 FROM (SELECT job_id FROM gue_jobs WHERE job_id = $1 FOR UPDATE SKIP LOCKED) l)`, id.String()).Scan(&exists, &lockable)
+			free = !exists || lockable
+			return err
+		})
+		if err != nil || free {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the job's row (gue_jobs.job_id %s) stayed locked for 10s after its last attempt ended", id)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
 }
 
 // id is gue's job ID of the check's job ID, in the check whose pool (own
@@ -198,6 +232,7 @@ func (q *queue) run(ctx context.Context, a *twice.Attempt) error {
 	if !ok {
 		return errors.New("twicegue: internal error: the attempt has no enqueued job")
 	}
+	defer q.attemptRunning(a, +1)()
 	c, err := q.client(a.Pool)
 	if err != nil {
 		return err
@@ -223,6 +258,20 @@ func (q *queue) run(ctx context.Context, a *twice.Attempt) error {
 		return errors.Join(err, j.Done(ctx))
 	}
 	return j.Done(ctx)
+}
+
+// attemptRunning counts an attempt of a's job as running (delta +1) and
+// returns the function that counts it out.
+func (q *queue) attemptRunning(a *twice.Attempt, delta int) func() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	st := q.byWorker[a.Pool]
+	st.running[a.JobID] += delta
+	return func() {
+		q.mu.Lock()
+		defer q.mu.Unlock()
+		st.running[a.JobID] -= delta
+	}
 }
 
 // work runs the work function. A panic is recorded on the job as gue's
