@@ -14,15 +14,16 @@ import (
 
 // docs:begin own
 // A queue nobody wrote an adapter for: the application's own jobs table. A
-// worker locks the job's row, works in that transaction and deletes the
-// row in it, so the ack commits with the work.
+// worker locks the job's row (a second worker waits for the first), works
+// in that transaction and deletes the row in it, so the ack commits with
+// the work.
 func ownWorker(work func(ctx context.Context, tx pgx.Tx, orderID int64) error) func(ctx context.Context, a *twice.Attempt) error {
 	return func(ctx context.Context, a *twice.Attempt) error {
 		return pgx.BeginFunc(ctx, a.Pool, func(tx pgx.Tx) error {
 			var orderID int64
-			err := tx.QueryRow(ctx, `SELECT order_id FROM jobs WHERE id = $1 FOR UPDATE SKIP LOCKED`, a.JobID).Scan(&orderID)
+			err := tx.QueryRow(ctx, `SELECT order_id FROM jobs WHERE id = $1 FOR UPDATE`, a.JobID).Scan(&orderID)
 			if errors.Is(err, pgx.ErrNoRows) {
-				return nil // done already, or another worker holds it
+				return nil // done already
 			}
 			if err != nil {
 				return err
