@@ -2,6 +2,7 @@ package dataaccess_test
 
 import (
 	"context"
+	_ "embed"
 	"slices"
 	"testing"
 
@@ -13,9 +14,12 @@ import (
 // it records the order in a rewards table and adds them only when that
 // insert did, in one transaction.
 
-var schema = pgfixture.SQL(`
-CREATE TABLE customers (id bigint PRIMARY KEY, points int NOT NULL DEFAULT 0);
-CREATE TABLE rewards (order_id bigint PRIMARY KEY, customer_id bigint NOT NULL);`)
+// schema is sqlc's schema.sql, which sqlc generated its packages from.
+//
+//go:embed sqlc/schema.sql
+var schemaSQL string
+
+var schema = pgfixture.SQL(schemaSQL)
 
 var seed = twice.SeedSQL(`INSERT INTO customers (id) VALUES (77)`)
 
