@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -255,6 +256,11 @@ func crashAtEnd(t *testing.T, ro *redis.Options, rc *redis.Client, client *asynq
 	if err := srvA.Start(dying); err != nil {
 		t.Fatal(err)
 	}
+	// Whatever happens below, the dying handler is let go and the first
+	// server stopped (after the second, which the test stops first).
+	var stopA sync.Once
+	stopFirst := func() { stopA.Do(func() { close(release); srvA.Shutdown() }) }
+	defer stopFirst()
 	info, err := client.Enqueue(task)
 	if err != nil {
 		t.Fatal(err)
@@ -276,10 +282,11 @@ func crashAtEnd(t *testing.T, ro *redis.Options, rc *redis.Client, client *asynq
 	if err := srvB.Start(dying); err != nil {
 		t.Fatal(err)
 	}
+	var stopB sync.Once
+	defer stopB.Do(srvB.Shutdown)
 	waitEnded(t, asynq.NewInspectorFromRedisClient(rc), info.Queue, info.ID)
-	srvB.Shutdown()
-	close(release)
-	srvA.Shutdown()
+	stopB.Do(srvB.Shutdown)
+	stopFirst()
 	return info.ID
 }
 
