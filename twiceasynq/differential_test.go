@@ -76,14 +76,18 @@ func keyed(p *pgxpool.Pool) asynq.Handler     { return rewardKeyed(p) }
 
 func TestModelAgreesWithAsynq(t *testing.T) {
 	ro := startRedis(t)
-	for _, c := range diffCases {
+	engines := make([]outcome, len(diffCases))
+	for i, c := range diffCases {
 		t.Run(c.name, func(t *testing.T) {
 			model := runModel(t, c)
-			engine := runAsynq(t, ro, c)
-			if model.String() != engine.String() {
-				t.Errorf("the model and asynq disagree on %q:\nmodel:\n%s\nasynq:\n%s", c.name, model, engine)
+			engines[i] = runAsynq(t, ro, c)
+			if model.String() != engines[i].String() {
+				t.Errorf("the model and asynq disagree on %q:\nmodel:\n%s\nasynq:\n%s", c.name, model, engines[i])
 			}
 		})
+	}
+	if !t.Failed() {
+		checkDocsTable(t, "twiceasynq:observed", observedTable(diffCases, engines))
 	}
 }
 

@@ -89,13 +89,18 @@ func loseConnectionOnce(pool *pgxpool.Pool, wf gue.WorkFunc) gue.WorkFunc {
 var diffSchema = pgfixture.Migrations(Migrations(), schema, pgfixture.SQL(`CREATE TABLE connection_lost (id int PRIMARY KEY);`))
 
 func TestModelAgreesWithGue(t *testing.T) {
-	for _, c := range gueCases {
+	engines := make([]string, len(gueCases))
+	for i, c := range gueCases {
 		t.Run(c.name, func(t *testing.T) {
-			model, engine := runModel(t, c), runGue(t, c)
-			if model != engine {
-				t.Errorf("the model and gue disagree on %q:\nmodel:\n%s\ngue:\n%s", c.name, model, engine)
+			model := runModel(t, c)
+			engines[i] = runGue(t, c)
+			if model != engines[i] {
+				t.Errorf("the model and gue disagree on %q:\nmodel:\n%s\ngue:\n%s", c.name, model, engines[i])
 			}
 		})
+	}
+	if !t.Failed() {
+		checkDocsTable(t, "twicegue:observed", observedTable(gueCases, engines))
 	}
 }
 
