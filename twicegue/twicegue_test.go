@@ -11,6 +11,7 @@ import (
 
 	"github.com/vgarvardt/gue/v5"
 
+	"github.com/twicekit/twicekit/effects"
 	"github.com/twicekit/twicekit/twice"
 )
 
@@ -122,4 +123,38 @@ func TestRescheduleIsLater(t *testing.T) {
 	if !isReschedule(gue.ErrRescheduleJobIn(0, "x")) || isReschedule(gue.ErrDiscardJob("x")) || isReschedule(fmt.Errorf("wrapped: %w", gue.ErrRescheduleJobIn(0, "x"))) {
 		t.Fatal("isReschedule does not tell gue's reschedules as gue does (unwrapped, discards apart)")
 	}
+}
+
+// notifyAfter adds the points in j.Tx(), then tells the CRM; keyed, it
+// records the order first in the same transaction and does nothing for an
+// order it has seen.
+func notifyAfter(keyed bool) func(a *twice.Attempt) gue.WorkMap {
+	return func(a *twice.Attempt) gue.WorkMap {
+		return gue.WorkMap{rewardType: func(ctx context.Context, j *gue.Job) error {
+			if keyed {
+				tag, err := j.Tx().Exec(ctx, `INSERT INTO rewarded_orders VALUES (9812) ON CONFLICT DO NOTHING`)
+				if err != nil || tag.RowsAffected() == 0 {
+					return err
+				}
+			}
+			if _, err := j.Tx().Exec(ctx, `UPDATE customers SET points = points + 50 WHERE id = 77`); err != nil {
+				return err
+			}
+			return a.Webhooks.Post(ctx, "https://crm.example/points", []byte(`{"customer":77,"points":50}`))
+		}}
+	}
+}
+
+// gue's j.Error commits j.Tx(): when the CRM call fails after the points
+// were added in j.Tx() (its reply lost), the points commit with the error
+// and the retry adds them again. Keyed on the order in the same
+// transaction, it passes.
+func TestAnErrorCommitsTheWorkInJTx(t *testing.T) {
+	crm := twice.EffectPolicy("webhook", effects.AtLeastOnce)
+	rep := Check(t.Context(), job(9812, notifyAfter(false)), crm, twice.WithoutDuplicateEnqueue("not this test"))
+	got := fmt.Sprint(findings(rep))
+	if rep.Err != nil || !strings.Contains(got, "reply-lost@") {
+		t.Fatalf("flagged by %s, want reply-lost:\n%s", got, rep)
+	}
+	AssertIdempotent(t, job(9812, notifyAfter(true)), crm)
 }
