@@ -40,8 +40,10 @@
 //     twiceriver: completed by River after Work, completed in the work's
 //     transaction (river.JobCompleteTx), a follow-up job inserted outside
 //     it, river.JobCancel.
-//   - [github.com/twicekit/twicekit/examples/otherqueues]: an asynq handler
-//     and a gue handler with twice's queue options (the README's block).
+//   - [github.com/twicekit/twicekit/examples/otherqueues]: a real asynq
+//     handler (twiceasynq), a real gue work function (twicegue) and the
+//     application's own jobs table (twice's queue options), each broken
+//     and fixed (docs/queues.md's blocks).
 //   - [github.com/twicekit/twicekit/examples/quickstart]: the README's quick
 //     start, compiled and run as a test.
 //

@@ -1,13 +1,10 @@
-// Package otherqueues checks jobs of queues other than River with twice's
-// queue options: an asynq handler (a terminal error, asynq.SkipRetry) and a
-// gue handler that works in the job's own transaction (j.Tx(), so the ack
-// commits with the work). Its test file is the README's "Other queues"
-// block, compiled and run by go test.
+// Package otherqueues checks jobs of queues other than River, with the real
+// libraries: an asynq handler (github.com/hibiken/asynq) through package
+// twiceasynq and a gue work function (github.com/vgarvardt/gue/v5) through
+// package twicegue, each in a broken form the check flags and a fixed twin
+// that passes; and a queue nobody wrote an adapter for (the application's
+// own jobs table), checked with twice's generic queue options.
 //
-// asynq (github.com/hibiken/asynq) needs Redis and gue
-// (github.com/vgarvardt/gue/v5) its own tables and worker pool; neither is a
-// dependency of twicekit. The example declares small local types with the
-// same shapes as theirs (asynq's *Task with Type and Payload and its
-// SkipRetry error; gue's *Job with Tx()), so the handlers read as they do
-// against the real libraries.
+// The code between the "docs:begin" and "docs:end" lines of its test files
+// is docs/queues.md's blocks; TestDocsShowTheCompiledCode keeps them equal.
 package otherqueues

@@ -1,0 +1,204 @@
+package twicegue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/vgarvardt/gue/v5"
+	"github.com/vgarvardt/gue/v5/adapter"
+	"github.com/vgarvardt/gue/v5/adapter/pgxv5"
+
+	"github.com/twicekit/twicekit/pgfixture"
+	"github.com/twicekit/twicekit/twice"
+)
+
+// The differential suite: each case works the same job with the model's
+// delivery (the queue's fetch and run, delivered again while gue keeps the
+// job, as twice's queue does) and with gue's own Worker on the test's
+// PostgreSQL, and compares the deliveries (the error count each saw), the
+// rows, and whether gue still holds the job.
+
+type gueCase struct {
+	name    string
+	order   int64
+	backoff gue.Backoff
+	work    func(pool *pgxpool.Pool) gue.WorkFunc
+}
+
+var gueCases = []gueCase{
+	{name: "work in j.Tx(), done", order: 9812, work: func(*pgxpool.Pool) gue.WorkFunc { return rewardOncePerOrder }},
+	{name: "ErrDiscardJob deletes the job", order: 9813, work: func(*pgxpool.Pool) gue.WorkFunc { return rewardInTx }},
+	{name: "errors retried, their j.Tx() work committed with the error", order: 9812, backoff: gue.NewConstantBackoff(0),
+		work: func(*pgxpool.Pool) gue.WorkFunc { return failUntil(2, rewardInTx) }},
+	{name: "BackoffNever discards on the first error", order: 9812, backoff: gue.BackoffNever,
+		work: func(*pgxpool.Pool) gue.WorkFunc { return failUntil(2, rewardInTx) }},
+	{name: "ErrRescheduleJobIn: worked again, error count + 1", order: 9812,
+		work: func(*pgxpool.Pool) gue.WorkFunc { return rescheduleOnce(rewardOncePerOrder) }},
+	{name: "connection lost before gue's commit: j.Tx() rolled back, pool work kept", order: 9812,
+		work: func(p *pgxpool.Pool) gue.WorkFunc { return loseConnectionOnce(p, rewardOnPool(p)) }},
+}
+
+// failUntil fails (after its work in j.Tx()) until gue's error count
+// reaches n.
+func failUntil(n int32, wf gue.WorkFunc) gue.WorkFunc {
+	return func(ctx context.Context, j *gue.Job) error {
+		if err := wf(ctx, j); err != nil {
+			return err
+		}
+		if j.ErrorCount < n {
+			return fmt.Errorf("provider unavailable (error count %d)", j.ErrorCount)
+		}
+		return nil
+	}
+}
+
+// rescheduleOnce asks gue to run the job again right away, the first time.
+func rescheduleOnce(wf gue.WorkFunc) gue.WorkFunc {
+	return func(ctx context.Context, j *gue.Job) error {
+		if j.ErrorCount == 0 {
+			return gue.ErrRescheduleJobIn(0, "not yet")
+		}
+		return wf(ctx, j)
+	}
+}
+
+// loseConnectionOnce runs wf, then, the first time only, has PostgreSQL
+// end the connection that holds the job's transaction, as when a worker
+// dies before gue's commit.
+func loseConnectionOnce(pool *pgxpool.Pool, wf gue.WorkFunc) gue.WorkFunc {
+	return func(ctx context.Context, j *gue.Job) error {
+		if err := wf(ctx, j); err != nil {
+			return err
+		}
+		tag, err := pool.Exec(ctx, `INSERT INTO connection_lost VALUES (1) ON CONFLICT DO NOTHING`)
+		if err != nil || tag.RowsAffected() == 0 {
+			return err
+		}
+		_, err = j.Tx().Exec(ctx, `SELECT pg_terminate_backend(pg_backend_pid())`)
+		return err
+	}
+}
+
+var diffSchema = pgfixture.Migrations(Migrations(), schema, pgfixture.SQL(`CREATE TABLE connection_lost (id int PRIMARY KEY);`))
+
+func TestModelAgreesWithGue(t *testing.T) {
+	engines := make([]string, len(gueCases))
+	for i, c := range gueCases {
+		t.Run(c.name, func(t *testing.T) {
+			model := runModel(t, c)
+			engines[i] = runGue(t, c)
+			if model != engines[i] {
+				t.Errorf("the model and gue disagree on %q:\nmodel:\n%s\ngue:\n%s", c.name, model, engines[i])
+			}
+		})
+	}
+	if !t.Failed() {
+		checkDocsTable(t, "twicegue:observed", observedTable(gueCases, engines))
+	}
+}
+
+func newDB(t *testing.T) *pgfixture.DB {
+	db := pgfixture.New(t, diffSchema)
+	if err := pgx.BeginFunc(t.Context(), db.Pool(), func(tx pgx.Tx) error { return seed(t.Context(), tx) }); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+func (c gueCase) job() Job {
+	return Job{Schema: schema, Seed: seed, Job: &gue.Job{Type: rewardType, Args: args(c.order)}, Backoff: c.backoff,
+		WorkMap: func(a *twice.Attempt) gue.WorkMap { return gue.WorkMap{rewardType: logged(c.work(a.Pool))} }}
+}
+
+// runModel delivers the job as twice's queue does: again after an error or
+// a lost connection, while gue keeps it.
+func runModel(t *testing.T, c gueCase) string {
+	ctx := t.Context()
+	db := newDB(t)
+	q := newQueue(c.job())
+	for n := 1; ; n++ {
+		if n > 10 {
+			t.Fatal("the model delivered the job 10 times")
+		}
+		d := twice.Delivery{JobID: "job-1", Number: n, Pool: db.Pool()}
+		if _, err := q.fetch(ctx, db.Pool(), d); err != nil {
+			t.Fatal(err)
+		}
+		err := q.run(ctx, &twice.Attempt{JobID: "job-1", Number: n, Pool: db.Pool()})
+		acked, aerr := q.acked(ctx, db.Pool(), d)
+		if aerr != nil {
+			t.Fatal(aerr)
+		}
+		if err == nil || acked || isDiscarded(err) {
+			break
+		}
+	}
+	return outcomeOf(t, db)
+}
+
+// runGue works the job with gue's own client and Worker.
+func runGue(t *testing.T, c gueCase) string {
+	ctx, cancel := context.WithCancel(t.Context())
+	db := newDB(t)
+	opts := []gue.ClientOption{gue.WithClientLogger(adapter.NoOpLogger{})}
+	if c.backoff != nil {
+		opts = append(opts, gue.WithClientBackoff(c.backoff))
+	}
+	client, err := gue.NewClient(pgxv5.NewConnPool(db.Pool()), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := client.Enqueue(ctx, &gue.Job{Type: rewardType, Args: args(c.order)}); err != nil {
+		t.Fatal(err)
+	}
+	w, err := gue.NewWorker(client, gue.WorkMap{rewardType: logged(c.work(db.Pool()))},
+		gue.WithWorkerPollInterval(5*time.Millisecond), gue.WithWorkerLogger(adapter.NoOpLogger{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- w.Run(ctx) }()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		var left int
+		if err := db.Pool().QueryRow(ctx, `SELECT count(*) FROM gue_jobs`).Scan(&left); err != nil {
+			t.Fatal(err)
+		}
+		if left == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("gue's worker did not finish the job within 20s")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
+		t.Fatal(err)
+	}
+	return outcomeOf(t, db)
+}
+
+// outcomeOf prints the deliveries (by error count; gue's job IDs differ)
+// and the rows.
+func outcomeOf(t *testing.T, db *pgfixture.DB) string {
+	snap, err := db.Snapshot(t.Context(), pgfixture.IgnoreColumns("deliveries.job_id", "gue_jobs.job_id", "gue_jobs.run_at", "gue_jobs.created_at", "gue_jobs.updated_at"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, table := range snap.Tables() {
+		for _, r := range snap.Rows(table) {
+			lines = append(lines, table+r.String())
+		}
+	}
+	slices.Sort(lines)
+	return strings.Join(lines, "\n")
+}
