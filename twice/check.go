@@ -76,7 +76,9 @@ func Check(ctx context.Context, job Job, opts ...Option) *Report {
 		return rep
 	}
 	defer func() {
-		keep := !rep.OK() && cfg.keepFailed && cfg.pick == nil // rapid replays many failing cases: keep none
+		// rapid replays many failing cases: keep none; a mistake in the
+		// options is not the job's: nothing to inspect.
+		keep := !rep.OK() && cfg.keepFailed && cfg.pick == nil && !isUsage(rep.Err)
 		if keep {
 			rep.KeptDatabase = c.db.URL()
 			if c.srv.Mode() == "local" {
@@ -359,7 +361,7 @@ func (c *checker) deliverOn(ctx context.Context, sr *ScenarioRun, w *inject.Work
 		why = "it returned: " + last.Err.Error()
 	}
 	sr.Problems = append(sr.Problems, Problem{Kind: ProblemGaveUp, Attempt: jobID,
-		Text: fmt.Sprintf("%s never succeeded: the queue gave up after %d deliveries; the last time %s", jobID, c.cfg.maxDeliveries, why)})
+		Text: fmt.Sprintf("%s never succeeded: the queue gave up after %s; the last time %s", jobID, count(c.cfg.maxDeliveries, "delivery"), why)})
 	return false
 }
 

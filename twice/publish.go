@@ -197,7 +197,7 @@ func (r *Report) Coverage() string {
 		n := len(r.Reference.Attempts[0].Points)
 		parts = append(parts, fmt.Sprintf("interleavings %d of %s (%s)", interleavings, countText(concurrent.Interleavings(n, n)), r.options.Isolation))
 	}
-	return fmt.Sprintf("twice: %s: idempotent in %d scenarios: %s", r.Job, len(r.Scenarios), strings.Join(parts, ", "))
+	return fmt.Sprintf("twice: %s: idempotent in %s: %s", r.Job, count(len(r.Scenarios), "scenario"), strings.Join(parts, ", "))
 }
 
 func countText(n int64) string {
