@@ -134,7 +134,7 @@ func newChecker(ctx context.Context, job Job, cfg *config) (*checker, error) {
 	if cfg.testName != "" {
 		db.Label(cfg.testName + " · " + job.Name) // a kept database replaces the one this test kept before
 	}
-	worker, err := inject.NewWorker(db.ConnConfig())
+	worker, err := inject.NewWorker(workerConfig(db))
 	if err != nil {
 		release()
 		_ = db.Close(ctx, false)
@@ -165,6 +165,7 @@ func (c *checker) close(ctx context.Context, keep bool) error {
 		c.closers[i]()
 	}
 	c.closers = nil
+	endLeftoverSessions(ctx, c.db.Pool(), c.db.Name())
 	return c.db.Close(ctx, keep)
 }
 
@@ -177,6 +178,7 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 	if prints != nil {
 		how.wait = prints.wait
 	}
+	c.clearSessions(ctx) // sessions.go
 	ref, err := c.scenario(ctx, Scenario{Kind: Once}, how)
 	if err != nil {
 		rep.Err = err
@@ -192,13 +194,26 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 	rep.Reference = ref
 	first := ref.Attempts[0]
 	ref.Verdict = Kept
-	if f := referenceFinding(ref, first, c.cfg.queue.describe); f != nil {
+	unseen, err := c.unseenWrites(ctx, ref) // sessions.go
+	if err != nil {
+		rep.Err = err
+		return
+	}
+	if len(unseen) > 0 && len(ref.Sessions) == 0 {
+		c.nameUnseenSession(ctx, ref) // sessions.go
+	}
+	if f := referenceFinding(ref, first, unseen, c.cfg.queue.describe); f != nil {
 		ref.Verdict = Broken
 		rep.Findings = append(rep.Findings, *f)
 		return
 	}
 	if err := c.secondReference(ctx, ref, rep); err != nil {
 		rep.Err = err
+		return
+	}
+	if len(ref.Sessions) > 0 { // the second clean run saw what the first did not
+		ref.Verdict = Broken
+		rep.Findings = append(rep.Findings, *referenceFinding(ref, first, nil, c.cfg.queue.describe))
 		return
 	}
 	scenarios, err := plan(first.Points, c.cfg, &c.leftOut)
@@ -284,9 +299,30 @@ func (c *checker) scenario(ctx context.Context, s Scenario, how playArgs) (*Scen
 	if !ok {
 		return nil, fmt.Errorf("twice: internal error: no scenario kind %d", int(s.Kind))
 	}
-	if err := d.play(c, ctx, sr, how); err != nil {
+	// Sessions the check did not open (sessions.go): watched while the
+	// reference run's attempt runs and looked at, settled, at each of its
+	// points; looked at, settled, when any scenario's attempts are over.
+	var watch *sessionWatch
+	var atPoints []Session
+	if s.Kind == Once {
+		inner := how.wait
+		how.wait = func(ctx context.Context, st faults.Step) error {
+			atPoints = mergeSessions(atPoints, c.settledSessions(ctx))
+			if inner != nil {
+				return inner(ctx, st)
+			}
+			return nil
+		}
+		watch = c.watchSessions(ctx)
+	}
+	err := d.play(c, ctx, sr, how)
+	if watch != nil {
+		sr.Sessions = mergeSessions(atPoints, watch.end())
+	}
+	if err != nil {
 		return nil, err
 	}
+	sr.Sessions = mergeSessions(sr.Sessions, c.settledSessions(ctx))
 
 	snap, err := c.db.Snapshot(ctx, c.cfg.snapshot...)
 	if err != nil {
