@@ -68,10 +68,12 @@ func workerConfig(db *pgfixture.DB) *pgx.ConnConfig {
 // foreignSessionsSQL lists the client sessions on database $1 other than the
 // check's: PostgreSQL's own processes (autovacuum, parallel workers, WAL
 // senders) are not client backends, and other checks on the same server
-// have databases of their own.
+// have databases of their own. A session still starting (state NULL: it is
+// authenticating and has no application_name yet) is left for a later
+// look: it may be one of the check's own pools connecting.
 const foreignSessionsSQL = `SELECT pid, coalesce(application_name, ''), coalesce(host(client_addr), '')
 FROM pg_stat_activity
-WHERE datname = $1 AND backend_type = 'client backend' AND pid <> pg_backend_pid()
+WHERE datname = $1 AND backend_type = 'client backend' AND pid <> pg_backend_pid() AND state IS NOT NULL
   AND coalesce(application_name, '') <> ALL($2::text[])
 ORDER BY pid`
 
