@@ -132,6 +132,11 @@ func samePIDs(a, b []Session) bool {
 	return true
 }
 
+// watchPause is the watch's pause between two looks: a look takes a few
+// hundred microseconds, a job's own connection lives for at least its start
+// and a statement.
+const watchPause = 500 * time.Microsecond
+
 // sessionWatch looks for sessions the check did not open, again and again,
 // while the reference run's attempt runs: a job's own connection lives for
 // at least a connection's start and one statement, which is many looks.
@@ -177,7 +182,7 @@ func (c *checker) watchSessions(ctx context.Context) *sessionWatch {
 			select {
 			case <-w.stop:
 				return
-			default:
+			case <-time.After(watchPause):
 			}
 		}
 	}()
