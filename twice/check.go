@@ -323,6 +323,9 @@ func (c *checker) scenario(ctx context.Context, s Scenario, how playArgs) (*Scen
 		return nil, err
 	}
 	sr.Sessions = mergeSessions(sr.Sessions, c.settledSessions(ctx))
+	if len(sr.Sessions) > 0 {
+		c.clearSessions(ctx) // what the job left open is not the next scenario's
+	}
 
 	snap, err := c.db.Snapshot(ctx, c.cfg.snapshot...)
 	if err != nil {

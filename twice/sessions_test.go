@@ -3,6 +3,7 @@ package twice_test
 import (
 	"context"
 	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -193,4 +194,83 @@ func TestTheHandlesNameTheChecksDatabase(t *testing.T) {
 	require.True(t, rep.OK(), rep.String())
 	require.NotEmpty(t, current)
 	require.Equal(t, current, named)
+}
+
+// leakyPools keeps the pools a job never closes, to close them when the
+// test ends.
+type leakyPools struct {
+	mu    sync.Mutex
+	pools []*pgxpool.Pool
+}
+
+func (l *leakyPools) open(ctx context.Context, dsn string) (*pgxpool.Pool, error) {
+	pool, err := pgxpool.New(ctx, dsn)
+	if err == nil {
+		l.mu.Lock()
+		l.pools = append(l.pools, pool)
+		l.mu.Unlock()
+	}
+	return pool, err
+}
+
+func (l *leakyPools) close() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, p := range l.pools {
+		p.Close()
+	}
+}
+
+// TestAConnectionOpenedOnRedeliveryIsFound: a job whose clean run uses its
+// handles but that opens a pool of its own when delivered again (and never
+// closes it) is flagged by the scenarios that redeliver it, with the session.
+func TestAConnectionOpenedOnRedeliveryIsFound(t *testing.T) {
+	t.Parallel()
+	addr := clientAddr(t)
+	leaks := &leakyPools{}
+	t.Cleanup(leaks.close)
+	job := loyaltyJob("own pool on redelivery", func(ctx context.Context, a *twice.Attempt) error {
+		if a.Number == 1 {
+			return ledgerCTE(ctx, a)
+		}
+		pool, err := leaks.open(ctx, a.Pool.Config().ConnString())
+		if err != nil {
+			return err
+		}
+		_, err = pool.Exec(ctx, ledgerCTESQL, 77, 9812)
+		return err
+	})
+	rep, tokens := findingTokens(t, job, twice.WithoutConcurrency("the redeliveries are what this test is about"))
+	require.Equal(t, []string{"sequential", "crash@1", "crash@end"}, tokens, rep.String())
+	for _, f := range rep.Findings {
+		require.Equal(t, []string{"the job opened its own connection to the check's database: its statements are not seen\n" +
+			"    " + sessionLine(addr) + "\n" +
+			"  run every statement on a.Pool or a.DB (a pool of your own built with pgxpool.NewWithConfig(ctx, a.Pool.Config()) is seen too), not on a pool opened from a connection string"},
+			problems(f), f.Token)
+		require.Empty(t, f.Database, f.Token)
+	}
+}
+
+// TestALeftoverSessionIsNotBlamedOnTheNextCheck: the sessions a job leaves
+// open are ended when its check closes, so the next check on the database
+// (recycled warm for the same schema) does not see them.
+func TestALeftoverSessionIsNotBlamedOnTheNextCheck(t *testing.T) {
+	// Not parallel: the second check should get the database the first
+	// one handed back.
+	leaks := &leakyPools{}
+	t.Cleanup(leaks.close)
+	leaky := loyaltyJob("leaks its own pool", func(ctx context.Context, a *twice.Attempt) error {
+		pool, err := leaks.open(ctx, a.Pool.Config().ConnString())
+		if err != nil {
+			return err
+		}
+		_, err = pool.Exec(ctx, ledgerCTESQL, 77, 9812)
+		return err
+	})
+	rep, tokens := findingTokens(t, leaky)
+	require.Equal(t, []string{"once"}, tokens, rep.String())
+	require.Equal(t, twice.ProblemForeignSession, rep.Findings[0].Problems[0].Kind)
+
+	rep, tokens = findingTokens(t, loyaltyJob("ledger CTE", ledgerCTE))
+	require.Empty(t, tokens, rep.String())
 }
