@@ -410,7 +410,7 @@ func (c *checker) seed(ctx context.Context) error {
 	}
 	err := pgx.BeginFunc(ctx, c.db.Pool(), func(tx pgx.Tx) error { return c.job.Seed(ctx, tx) })
 	if err != nil {
-		return fmt.Errorf("twice: the seed data failed to insert: %w\n(Job.Seed runs on the migrated schema before every scenario: fix the seed or the schema)", err)
+		return usage(fmt.Errorf("twice: the seed data failed to insert: %w\n(Job.Seed runs on the migrated schema before every scenario: fix the seed or the schema)", err))
 	}
 	return nil
 }

@@ -139,8 +139,9 @@ func TestBadJobsGetClearMessages(t *testing.T) {
 	t.Run("seed fails", func(t *testing.T) {
 		job := loyaltyJob("bad seed", ledgerCTE)
 		job.Seed = twice.SeedSQL(`INSERT INTO customers (id) VALUES (1)`)
-		rep := twice.Check(context.Background(), job)
+		rep := twice.Check(context.Background(), job, twice.KeepFailedDatabase())
 		require.Error(t, rep.Err)
+		require.Empty(t, rep.KeptDatabase, "a seed that does not fit the schema leaves nothing to inspect")
 		require.Contains(t, rep.Err.Error(), "twice: the seed data failed to insert: seed statement 1:")
 		require.Contains(t, rep.Err.Error(), `null value in column "name"`)
 	})

@@ -8,9 +8,10 @@ import (
 	"github.com/twicekit/twicekit/concurrent"
 )
 
-// usageError is an error the user made in the check's options (a token
-// Only cannot replay, a budget that does not parse): the job did nothing
-// wrong, so the check keeps no database for it.
+// usageError is an error the user made in the check's options or the
+// job's setup (a token Only cannot replay, a budget that does not parse, a
+// seed that does not fit the schema): the job's Run did nothing wrong, so
+// the check keeps no database for it.
 type usageError struct{ err error }
 
 func (e usageError) Error() string { return e.err.Error() }
