@@ -110,8 +110,7 @@ func (s *Server) createDB(ctx context.Context, schema Schema, extra int, what st
 		own.release()
 		return db, mine, nil
 	}
-	cfg := s.adminCfg.Copy()
-	cfg.Database = fmt.Sprintf("%sf%d_%s", dbPrefix, s.seq.Add(1), randHex(4))
+	cfg := s.databaseConfig(fmt.Sprintf("%sf%d_%s", dbPrefix, s.seq.Add(1), randHex(4)))
 	db := &DB{srv: s, schema: schema, name: cfg.Database, cfg: cfg, slots: own}
 	if err := db.clone(ctx); err != nil {
 		all.release()
@@ -196,7 +195,7 @@ func (db *DB) URL() string { return configURL(db.cfg) }
 
 // ConnConfig returns a fresh copy of the connection settings of the
 // database (password included), for callers that build their own pools or
-// add tracers.
+// add tracers. Its ConnString names this database.
 func (db *DB) ConnConfig() *pgx.ConnConfig { return db.cfg.Copy() }
 
 // Pool returns the fixture's own small control pool (no tracer; sessions

@@ -4,7 +4,35 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/jackc/pgx/v5"
 )
+
+// databaseConfig returns the connection settings of database dbname on the
+// server, parsed from a connection string that names it, so that
+// ConnString() of the result (and of every pool built on it) names dbname
+// too, never the server's maintenance database.
+func (s *Server) databaseConfig(dbname string) *pgx.ConnConfig {
+	dsn := s.databaseURL(dbname)
+	if !strings.HasPrefix(s.adminDSN, "postgres://") && !strings.HasPrefix(s.adminDSN, "postgresql://") {
+		// A keyword/value string: the last dbname wins, every other
+		// setting (sslmode, sslrootcert, options) stays as given.
+		dsn = s.adminDSN + " dbname=" + quoteKeywordValue(dbname)
+	}
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil { // cannot happen for a string the server was started with; keep the settings
+		cfg = s.adminCfg.Copy()
+		cfg.Database = dbname
+		return cfg
+	}
+	cfg.ConnectTimeout = s.adminCfg.ConnectTimeout
+	return cfg
+}
+
+// quoteKeywordValue quotes v for a keyword/value connection string.
+func quoteKeywordValue(v string) string {
+	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(v) + "'"
+}
 
 // databaseURL returns a postgres:// URL, with the password, of database
 // dbname on the server: the URL the server was given with its database

@@ -271,3 +271,43 @@ func TestDatabaseURL(t *testing.T) {
 	assert.Equal(t, "postgres://bob:pw@/twicekit_t_1?host=%2Ftmp%2Fpg&port=5432&sslmode=disable",
 		srv("host=/tmp/pg user=bob password=pw dbname=postgres sslmode=disable").databaseURL("twicekit_t_1"))
 }
+
+// TestDatabaseConfigNamesTheDatabase: the connection settings a database
+// hands out parse from a string that names it, so ConnString() (what a job
+// that builds its own pool reads) never names the maintenance database;
+// every other setting stays as the server was given it.
+func TestDatabaseConfigNamesTheDatabase(t *testing.T) {
+	t.Parallel()
+	srv := func(dsn string) *Server {
+		cfg, err := pgx.ParseConfig(dsn)
+		require.NoError(t, err)
+		return &Server{adminDSN: dsn, adminCfg: cfg}
+	}
+	for _, dsn := range []string{
+		"host=127.0.0.1 port=5433 user=postgres dbname=postgres sslmode=disable",
+		"postgres://ann:s%20cret@db.example:6543/postgres?sslmode=disable&application_name=ci",
+		"host=/tmp/pg user=bob password='p w' dbname=postgres sslmode=disable",
+	} {
+		cfg := srv(dsn).databaseConfig("twicekit_f1_ab'c")
+		assert.Equal(t, "twicekit_f1_ab'c", cfg.Database, dsn)
+		again, err := pgx.ParseConfig(cfg.ConnString())
+		require.NoError(t, err, dsn)
+		assert.Equal(t, "twicekit_f1_ab'c", again.Database, dsn)
+		assert.Equal(t, srv(dsn).adminCfg.Password, again.Password, dsn)
+		assert.Equal(t, srv(dsn).adminCfg.Host, again.Host, dsn)
+	}
+}
+
+func TestADatabasesConnStringNamesIt(t *testing.T) {
+	t.Parallel()
+	db := New(t, shopSchema)
+	cfg, err := pgx.ParseConfig(db.ConnConfig().ConnString())
+	require.NoError(t, err)
+	assert.Equal(t, db.Name(), cfg.Database)
+	conn, err := pgx.Connect(t.Context(), db.ConnConfig().ConnString())
+	require.NoError(t, err)
+	defer conn.Close(context.Background())
+	var name string
+	require.NoError(t, conn.QueryRow(t.Context(), "SELECT current_database()").Scan(&name))
+	assert.Equal(t, db.Name(), name)
+}

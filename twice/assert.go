@@ -58,7 +58,11 @@ func assertWatched(tb TB, fail func(string, ...any), job Job, opts []Option, w w
 	}
 	file, line := callSite()
 	if err := pub.publish(rep, file, line); err != nil {
-		tb.Logf("%v", err)
+		if pub.failedFirst() {
+			tb.Errorf("%v\n(twice could not publish this check's report, so CI would upload nothing of it: make -twice.report / TWICE_REPORT_DIR a directory the test can write, or unset it; later reports that cannot be written are logged only)", err)
+		} else {
+			tb.Logf("%v", err)
+		}
 	}
 	if rep.OK() {
 		if pub.verbose {

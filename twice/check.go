@@ -76,7 +76,9 @@ func Check(ctx context.Context, job Job, opts ...Option) *Report {
 		return rep
 	}
 	defer func() {
-		keep := !rep.OK() && cfg.keepFailed && cfg.pick == nil // rapid replays many failing cases: keep none
+		// rapid replays many failing cases: keep none; a mistake in the
+		// options is not the job's: nothing to inspect.
+		keep := !rep.OK() && cfg.keepFailed && cfg.pick == nil && !isUsage(rep.Err)
 		if keep {
 			rep.KeptDatabase = c.db.URL()
 			if c.srv.Mode() == "local" {
@@ -132,7 +134,7 @@ func newChecker(ctx context.Context, job Job, cfg *config) (*checker, error) {
 	if cfg.testName != "" {
 		db.Label(cfg.testName + " · " + job.Name) // a kept database replaces the one this test kept before
 	}
-	worker, err := inject.NewWorker(db.ConnConfig())
+	worker, err := inject.NewWorker(workerConfig(db))
 	if err != nil {
 		release()
 		_ = db.Close(ctx, false)
@@ -163,6 +165,7 @@ func (c *checker) close(ctx context.Context, keep bool) error {
 		c.closers[i]()
 	}
 	c.closers = nil
+	endLeftoverSessions(ctx, c.db.Pool(), c.db.Name())
 	return c.db.Close(ctx, keep)
 }
 
@@ -175,6 +178,7 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 	if prints != nil {
 		how.wait = prints.wait
 	}
+	c.clearSessions(ctx) // sessions.go
 	ref, err := c.scenario(ctx, Scenario{Kind: Once}, how)
 	if err != nil {
 		rep.Err = err
@@ -190,13 +194,26 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 	rep.Reference = ref
 	first := ref.Attempts[0]
 	ref.Verdict = Kept
-	if f := referenceFinding(ref, first, c.cfg.queue); f != nil {
+	unseen, err := c.unseenWrites(ctx, ref) // sessions.go
+	if err != nil {
+		rep.Err = err
+		return
+	}
+	if len(unseen) > 0 && len(ref.Sessions) == 0 {
+		c.nameUnseenSession(ctx, ref) // sessions.go
+	}
+	if f := referenceFinding(ref, first, unseen, c.cfg.queue); f != nil {
 		ref.Verdict = Broken
 		rep.Findings = append(rep.Findings, *f)
 		return
 	}
 	if err := c.secondReference(ctx, ref, rep); err != nil {
 		rep.Err = err
+		return
+	}
+	if len(ref.Sessions) > 0 { // the second clean run saw what the first did not
+		ref.Verdict = Broken
+		rep.Findings = append(rep.Findings, *referenceFinding(ref, first, nil, c.cfg.queue))
 		return
 	}
 	scenarios, err := plan(first.Points, c.cfg, &c.leftOut)
@@ -282,8 +299,32 @@ func (c *checker) scenario(ctx context.Context, s Scenario, how playArgs) (*Scen
 	if !ok {
 		return nil, fmt.Errorf("twice: internal error: no scenario kind %d", int(s.Kind))
 	}
-	if err := d.play(c, ctx, sr, how); err != nil {
+	// Sessions the check did not open (sessions.go): watched while the
+	// reference run's attempt runs and looked at, settled, at each of its
+	// points; looked at, settled, when any scenario's attempts are over.
+	var watch *sessionWatch
+	var atPoints []Session
+	if s.Kind == Once {
+		inner := how.wait
+		how.wait = func(ctx context.Context, st faults.Step) error {
+			atPoints = mergeSessions(atPoints, c.settledSessions(ctx))
+			if inner != nil {
+				return inner(ctx, st)
+			}
+			return nil
+		}
+		watch = c.watchSessions(ctx)
+	}
+	err := d.play(c, ctx, sr, how)
+	if watch != nil {
+		sr.Sessions = mergeSessions(atPoints, watch.end())
+	}
+	if err != nil {
 		return nil, err
+	}
+	sr.Sessions = mergeSessions(sr.Sessions, c.settledSessions(ctx))
+	if len(sr.Sessions) > 0 {
+		c.clearSessions(ctx) // what the job left open is not the next scenario's
 	}
 
 	snap, err := c.db.Snapshot(ctx, c.cfg.snapshot...)
@@ -359,7 +400,7 @@ func (c *checker) deliverOn(ctx context.Context, sr *ScenarioRun, w *inject.Work
 		why = "it returned: " + last.Err.Error()
 	}
 	sr.Problems = append(sr.Problems, Problem{Kind: ProblemGaveUp, Attempt: jobID,
-		Text: fmt.Sprintf("%s never succeeded: the queue gave up after %d deliveries; the last time %s", jobID, c.cfg.maxDeliveries, why)})
+		Text: fmt.Sprintf("%s never succeeded: the queue gave up after %s; the last time %s", jobID, count(c.cfg.maxDeliveries, "delivery"), why)})
 	return false
 }
 
@@ -369,7 +410,7 @@ func (c *checker) seed(ctx context.Context) error {
 	}
 	err := pgx.BeginFunc(ctx, c.db.Pool(), func(tx pgx.Tx) error { return c.job.Seed(ctx, tx) })
 	if err != nil {
-		return fmt.Errorf("twice: the seed data failed to insert: %w\n(Job.Seed runs on the migrated schema before every scenario: fix the seed or the schema)", err)
+		return usage(fmt.Errorf("twice: the seed data failed to insert: %w\n(Job.Seed runs on the migrated schema before every scenario: fix the seed or the schema)", err))
 	}
 	return nil
 }

@@ -139,14 +139,26 @@ func TestBadJobsGetClearMessages(t *testing.T) {
 	t.Run("seed fails", func(t *testing.T) {
 		job := loyaltyJob("bad seed", ledgerCTE)
 		job.Seed = twice.SeedSQL(`INSERT INTO customers (id) VALUES (1)`)
-		rep := twice.Check(context.Background(), job)
+		rep := twice.Check(context.Background(), job, twice.KeepFailedDatabase())
 		require.Error(t, rep.Err)
+		require.Empty(t, rep.KeptDatabase, "a seed that does not fit the schema leaves nothing to inspect")
 		require.Contains(t, rep.Err.Error(), "twice: the seed data failed to insert: seed statement 1:")
 		require.Contains(t, rep.Err.Error(), `null value in column "name"`)
 	})
 	t.Run("unknown token", func(t *testing.T) {
-		rep := twice.Check(context.Background(), loyaltyJob("ledger", ledgerCTE), twice.Only("crash@9"))
-		require.EqualError(t, rep.Err, `twice: no scenario "crash@9" for this job (its reference run has 1 points); the scenarios are: sequential, crash@1, crash@end, duplicate-enqueue`)
+		rep := twice.Check(context.Background(), loyaltyJob("ledger", ledgerCTE), twice.Only("crash@9"), twice.KeepFailedDatabase())
+		require.EqualError(t, rep.Err, `twice: no scenario "crash@9" for this job (its reference run has 1 point); the scenarios are: sequential, crash@1, crash@end, duplicate-enqueue, concurrent:AB, concurrent:BA`)
+		require.Empty(t, rep.KeptDatabase, "a mistake in the options keeps no database")
+	})
+	t.Run("unknown token without concurrency", func(t *testing.T) {
+		rep := twice.Check(context.Background(), loyaltyJob("ledger", ledgerCTE), twice.Only("crash@9"),
+			twice.WithoutConcurrency("the queue locks the order"))
+		require.EqualError(t, rep.Err, `twice: no scenario "crash@9" for this job (its reference run has 1 point); the scenarios are: sequential, crash@1, crash@end, duplicate-enqueue`)
+	})
+	t.Run("not a token", func(t *testing.T) {
+		rep := twice.Check(context.Background(), loyaltyJob("ledger", ledgerCTE), twice.Only("crash@x"), twice.KeepFailedDatabase())
+		require.EqualError(t, rep.Err, `twice: "crash@x" is not a scenario token (tokens look like once, sequential, crash@3, crash@end, duplicate-enqueue, crash-after@2, reply-lost@2, redrive-48h@2, overlap@1, concurrent:A2B2A); this job's scenarios are: sequential, crash@1, crash@end, duplicate-enqueue, concurrent:AB, concurrent:BA`)
+		require.Empty(t, rep.KeptDatabase)
 	})
 }
 

@@ -48,6 +48,9 @@ func compare(ref, sr *ScenarioRun, cfg *config) *Finding {
 	if len(sr.Foreign) > 0 {
 		f.Problems = append(f.Problems, foreignProblem(sr.Foreign))
 	}
+	if len(sr.Sessions) > 0 {
+		f.Problems = append(f.Problems, foreignSessionProblem(sr.Sessions, nil))
+	}
 	if len(f.Database) == 0 && len(f.Effects) == 0 && len(f.Problems) == 0 {
 		return nil
 	}
@@ -70,8 +73,10 @@ func compare(ref, sr *ScenarioRun, cfg *config) *Finding {
 	return f
 }
 
-// referenceFinding reports a job that cannot even run once cleanly.
-func referenceFinding(ref *ScenarioRun, first AttemptRecord, q queueConfig) *Finding {
+// referenceFinding reports a job that cannot even run once cleanly, or
+// whose clean run the check could not see: it opened its own connection
+// (ref.Sessions), or it changed the tables unseen with no statement seen.
+func referenceFinding(ref *ScenarioRun, first AttemptRecord, unseen []string, q queueConfig) *Finding {
 	f := &Finding{Scenario: ref.Scenario, Token: ref.Scenario.Token()}
 	switch {
 	case first.Panic != "" || first.Goexit != "":
@@ -84,6 +89,9 @@ func referenceFinding(ref *ScenarioRun, first AttemptRecord, q queueConfig) *Fin
 	}
 	if len(ref.Foreign) > 0 {
 		f.Problems = append(f.Problems, foreignProblem(ref.Foreign))
+	}
+	if len(ref.Sessions) > 0 || len(unseen) > 0 {
+		f.Problems = append(f.Problems, foreignSessionProblem(ref.Sessions, unseen))
 	}
 	if len(f.Problems) == 0 {
 		return nil

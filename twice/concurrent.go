@@ -39,7 +39,7 @@ func (c *checker) runConcurrent(ctx context.Context, ref *ScenarioRun) ([]*Scena
 	}
 	if cc.off != "" {
 		if c.cfg.only != "" {
-			return nil, fmt.Errorf("twice: cannot replay %q: this check switched the concurrent scenarios off (%s)", c.cfg.only, cc.off)
+			return nil, usage(fmt.Errorf("twice: cannot replay %q: this check switched the concurrent scenarios off (%s)", c.cfg.only, cc.off))
 		}
 		return nil, nil
 	}
@@ -60,7 +60,7 @@ func (c *checker) runConcurrent(ctx context.Context, ref *ScenarioRun) ([]*Scena
 	}
 	budget, err := cc.resolveBudget()
 	if err != nil {
-		return nil, err
+		return nil, usage(err)
 	}
 	// Inside rapid.Check every drawn input runs a whole check: only the
 	// overlaps run there, unless WithBudget asks for more.
@@ -118,19 +118,19 @@ func parseConcurrentToken(token string, points []faults.Step) (Scenario, sched.C
 		k, err := strconv.Atoi(rest)
 		if err != nil || k < 1 || k >= n {
 			if n < 2 {
-				return Scenario{}, nil, fmt.Errorf("twice: no concurrent scenario %q for this job: its reference run has %d point(s), so it has no overlap scenarios (overlap@K pauses the first attempt after point K, 1 ≤ K < points)", token, n)
+				return Scenario{}, nil, usage(fmt.Errorf("twice: no concurrent scenario %q for this job: its reference run has %s, so it has no overlap scenarios (overlap@K pauses the first attempt after point K, 1 ≤ K < points)", token, count(n, "point")))
 			}
-			return Scenario{}, nil, fmt.Errorf("twice: no concurrent scenario %q for this job: its reference run has %d points, so the overlaps are overlap@1 to overlap@%d", token, n, n-1)
+			return Scenario{}, nil, usage(fmt.Errorf("twice: no concurrent scenario %q for this job: its reference run has %d points, so the overlaps are overlap@1 to overlap@%d", token, n, n-1))
 		}
 		return Scenario{Kind: Overlap, Point: k, Label: points[k-1].Label, Of: n}, sched.Overlap{K: k}, nil
 	}
 	rest, _ := strings.CutPrefix(token, "concurrent:")
 	sch, err := sched.ParseSchedule(rest)
 	if err != nil {
-		return Scenario{}, nil, fmt.Errorf("twice: no concurrent scenario %q: %w", token, err)
+		return Scenario{}, nil, usage(fmt.Errorf("twice: no concurrent scenario %q: %w", token, err))
 	}
 	if sch.Attempts() > 2 {
-		return Scenario{}, nil, fmt.Errorf("twice: no concurrent scenario %q: the concurrent scenarios run two attempts, A and B", token)
+		return Scenario{}, nil, usage(fmt.Errorf("twice: no concurrent scenario %q: the concurrent scenarios run two attempts, A and B", token))
 	}
 	return Scenario{Kind: Interleaved, Of: n, Schedule: sch.Token()}, sch, nil
 }

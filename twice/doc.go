@@ -38,7 +38,11 @@
 //     scenario: its timeline, database diff, effects diff, hints, replay
 //     token and [Problem]s, whose [ProblemKind] is [ProblemPanic],
 //     [ProblemGoexit], [ProblemHung], [ProblemStuck], [ProblemGaveUp],
-//     [ProblemForeignContext] or [ProblemCleanRunFailed].
+//     [ProblemForeignContext], [ProblemCleanRunFailed] or
+//     [ProblemForeignSession]. A [Session] is a session on the check's
+//     database that the check did not open ([Session.String];
+//     [ScenarioRun] lists them): the job's own connection, whose
+//     statements the check cannot see (docs/visibility.md).
 //   - Budgets: [Budget], [QuickBudget], [DefaultBudget], [ThoroughBudget],
 //     [Budgets], [ParseBudget], [WithBudget]; -twice.budget=NAME or
 //     TWICE_BUDGET=NAME, -short meaning quick.

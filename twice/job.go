@@ -43,17 +43,22 @@ func SeedSQL(statements ...string) func(ctx context.Context, tx pgx.Tx) error {
 }
 
 // Attempt is one delivery of one job, with everything the job may touch.
-// Jobs must use these handles and the context they were given; a statement
-// or effect call made any other way is reported, not silently missed. An
-// effect of the job's own kind (an SMS, a published message) goes through
-// [Attempt.Effect].
+// Jobs must use these handles and the context they were given. A statement
+// or effect call made with another context is refused and reported
+// ([ProblemForeignContext]). A connection the job opens on its own to the
+// check's database is reported too ([ProblemForeignSession], with the
+// [Session]); a pool built with pgxpool.NewWithConfig(ctx, a.Pool.Config())
+// is not its own: it stays seen. An effect of the job's own kind (an SMS, a
+// published message) goes through [Attempt.Effect].
 type Attempt struct {
 	// JobID is the queue's ID of the job. Redeliveries keep it; a producer
 	// that enqueued the same payload twice gives the copy another ID.
 	JobID string
 	// Number counts the deliveries of this job ID, from 1.
 	Number int
-	// Pool is a pgx pool on the check's database.
+	// Pool is a pgx pool on the check's database. Its Config().ConnString()
+	// names that database; a pool built from its Config() keeps the check's
+	// instrumentation, one opened from the connection string does not.
 	Pool *pgxpool.Pool
 	// DB is a *sql.DB on the same database (pgx's database/sql driver).
 	DB *sql.DB

@@ -2,7 +2,8 @@ package twice
 
 // Problem is a promise a scenario broke besides its rows and effects: an
 // attempt panicked, ended its goroutine, hung or got stuck, the queue gave
-// up, the job bypassed its handles, or the clean run failed. Decisions (the
+// up, the job bypassed its handles or opened its own connection, or the
+// clean run failed. Decisions (the
 // headline, whether the check goes on) use Kind, never Text.
 type Problem struct {
 	Kind ProblemKind
@@ -39,6 +40,11 @@ const (
 	ProblemForeignContext
 	// ProblemCleanRunFailed: the reference run returned an error.
 	ProblemCleanRunFailed
+	// ProblemForeignSession: the job opened its own connection to the
+	// check's database (a session the check did not open, or a clean run
+	// that changed the database with no statement the check saw): its
+	// statements are not seen.
+	ProblemForeignSession
 )
 
 // problemKinds describes each kind: its name (JSON, String) and the promise
@@ -51,6 +57,7 @@ var problemKinds = map[ProblemKind]struct{ name, promise string }{
 	ProblemGaveUp:         {"gave-up", "the job never succeeded"},
 	ProblemForeignContext: {"foreign-context", "the job bypassed its handles"},
 	ProblemCleanRunFailed: {"clean-run-failed", "the job failed on a clean run"},
+	ProblemForeignSession: {"foreign-session", "the job opened its own connection to the check's database"},
 }
 
 func (k ProblemKind) String() string {

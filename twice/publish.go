@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/twicekit/twicekit/concurrent"
@@ -28,7 +29,17 @@ type publishing struct {
 	root    string    // GITHUB_WORKSPACE: annotation paths are relative to it
 	stdout  io.Writer // where workflow commands (::error) go
 	verbose bool      // go test -v: a pass logs what it covered, and the binary which PostgreSQL it uses
+
+	names  *reportNames // the file names taken in this run; nil: the binary's
+	failed *atomic.Bool // a report could not be written: set once, the first failure fails its test; nil: the binary's
 }
+
+// The binary's report names and whether one of its reports could not be
+// written.
+var (
+	binaryReportNames = &reportNames{taken: map[string]bool{}}
+	binaryPublishFail atomic.Bool
+)
 
 func publishingFromEnv() publishing {
 	dir := *reportDirFlag
@@ -42,7 +53,19 @@ func publishingFromEnv() publishing {
 		root:    os.Getenv("GITHUB_WORKSPACE"),
 		stdout:  os.Stdout,
 		verbose: verbose(),
+		names:   binaryReportNames,
+		failed:  &binaryPublishFail,
 	}
+}
+
+// failedFirst reports whether this is the first report of the binary that
+// could not be written: that one fails its test, later ones are logged.
+func (p publishing) failedFirst() bool {
+	f := p.failed
+	if f == nil {
+		f = &binaryPublishFail
+	}
+	return f.CompareAndSwap(false, true)
 }
 
 // publish writes the report where p says: rep.json (every check) and
@@ -64,7 +87,11 @@ func (p publishing) writeFiles(rep *Report) error {
 	if err := os.MkdirAll(p.dir, 0o755); err != nil {
 		return fmt.Errorf("twice: the report directory: %w", err)
 	}
-	base := filepath.Join(p.dir, reportFileName(rep))
+	names := p.names
+	if names == nil {
+		names = binaryReportNames
+	}
+	base := filepath.Join(p.dir, names.claim(p.dir, reportFileName(rep)))
 	js, err := rep.JSON()
 	if err != nil {
 		return err
@@ -82,7 +109,33 @@ func (p publishing) writeFiles(rep *Report) error {
 	return nil
 }
 
-// reportFileName names a check's report files after its test and job.
+// reportNames hands out report file names that no other check of the run
+// has: the first check of a name gets it, the next ones get -2, -3, … in
+// the order they finish. Names compare without case (macOS and Windows
+// file systems do), and per directory.
+type reportNames struct {
+	mu    sync.Mutex
+	taken map[string]bool // directory + "\x00" + lower-case name
+}
+
+// claim returns the name the check's files get in dir: want, or want with
+// the first free suffix.
+func (n *reportNames) claim(dir, want string) string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	name := want
+	for i := 2; n.taken[dir+"\x00"+strings.ToLower(name)]; i++ {
+		name = fmt.Sprintf("%s-%d", want, i)
+	}
+	n.taken[dir+"\x00"+strings.ToLower(name)] = true
+	return name
+}
+
+// reportFileName names a check's report files after its test and job (see
+// reportNames for two checks of the same name).
 func reportFileName(rep *Report) string {
 	test := rep.testName
 	if test == "" {
@@ -197,7 +250,7 @@ func (r *Report) Coverage() string {
 		n := len(r.Reference.Attempts[0].Points)
 		parts = append(parts, fmt.Sprintf("interleavings %d of %s (%s)", interleavings, countText(concurrent.Interleavings(n, n)), r.options.Isolation))
 	}
-	return fmt.Sprintf("twice: %s: idempotent in %d scenarios: %s", r.Job, len(r.Scenarios), strings.Join(parts, ", "))
+	return fmt.Sprintf("twice: %s: idempotent in %s: %s", r.Job, count(len(r.Scenarios), "scenario"), strings.Join(parts, ", "))
 }
 
 func countText(n int64) string {

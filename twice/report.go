@@ -71,7 +71,7 @@ func (r *Report) String() string {
 		return r.Err.Error()
 	}
 	if len(r.Findings) == 0 {
-		s := fmt.Sprintf("twice: %s: idempotent in %d scenarios (%s)", r.Job, len(r.Scenarios), strings.Join(r.Tokens(), ", "))
+		s := fmt.Sprintf("twice: %s: idempotent in %s (%s)", r.Job, count(len(r.Scenarios), "scenario"), strings.Join(r.Tokens(), ", "))
 		return s + r.notChecked()
 	}
 	var b strings.Builder

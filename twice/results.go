@@ -29,6 +29,11 @@ type ScenarioRun struct {
 	Foreign []string
 	// Rejected lists the requests the payment provider refused.
 	Rejected []effects.Rejection
+	// Sessions lists the sessions on the check's database that the check
+	// did not open (the job's own connections): seen while the reference
+	// run's attempt ran, or still open when a scenario's attempts were
+	// over.
+	Sessions []Session
 
 	numbers      map[string]int
 	shapes       *shapes       // the reference's: what differs between two clean runs (volatile.go)

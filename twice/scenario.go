@@ -313,7 +313,7 @@ func plan(steps []faults.Step, cfg *config, crashes *leftOut) ([]Scenario, error
 	if cfg.only == "" {
 		b, err := cfg.conc.resolveBudget()
 		if err != nil {
-			return nil, err
+			return nil, usage(err)
 		}
 		p.crashPoints = keepPoints(steps, n, b.CrashPoints)
 		crashes.budget = b.Name
@@ -354,10 +354,7 @@ func plan(steps []faults.Step, cfg *config, crashes *leftOut) ([]Scenario, error
 		}
 		tokens = append(tokens, s.Token())
 	}
-	if _, err := parseToken(cfg.only); err != nil {
-		return nil, fmt.Errorf("%w; this job's scenarios are: %s", err, strings.Join(tokens, ", "))
-	}
-	return nil, fmt.Errorf("twice: no scenario %q for this job (its reference run has %d points); the scenarios are: %s", cfg.only, n, strings.Join(tokens, ", "))
+	return nil, unknownOnly(cfg.only, n, tokens, cfg)
 }
 
 // parseToken reads a scenario's token back into its kind and arguments

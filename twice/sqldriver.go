@@ -32,7 +32,7 @@ func SQLDriver(name string) Option {
 
 // useSQLDriver replaces the worker's *sql.DB with one on the named driver.
 func (c *checker) useSQLDriver(name string) error {
-	if err := c.worker.UseDriver(name, driverURL(c.db.ConnConfig())); err != nil {
+	if err := c.worker.UseDriver(name, driverURL(workerConfig(c.db))); err != nil {
 		return fmt.Errorf("twice: SQLDriver(%q): %w", name, err)
 	}
 	return nil

@@ -121,7 +121,8 @@ func (c *checker) secondReference(ctx context.Context, ref *ScenarioRun, rep *Re
 		return err
 	}
 	wall1 := time.Now()
-	if len(again.Attempts) != 1 || referenceFinding(again, again.Attempts[0], queueConfig{}) != nil || again.Attempts[0].Err != nil {
+	ref.Sessions = mergeSessions(ref.Sessions, again.Sessions)
+	if len(again.Attempts) != 1 || referenceFinding(again, again.Attempts[0], nil, queueConfig{}) != nil || again.Attempts[0].Err != nil {
 		return nil
 	}
 	latest := c.cfg.start
