@@ -21,8 +21,6 @@
 //     worker runs to its end before the next starts). They return a
 //     concurrent.Schedule, printed in run-length form ("A3B2": A three
 //     steps, then B two), the token a check prints and replays.
-//   - [Schedule], [ParseSchedule] — deprecated names of concurrent.Schedule
-//     and concurrent.ParseSchedule.
 //
 // # Job inputs
 //

@@ -59,10 +59,6 @@
 //   - Reports: [Report.JSON] ([JSONReport], [JSONOptions], [JSONScenario],
 //     [JSONFinding], [JSONEvent], [JSONTableDiff], [JSONMismatch],
 //     [ReportSchemaVersion]), [Report.Markdown], [Report.Coverage].
-//   - Deprecated, kept for one release: [Sequential], [LateRedriveScenario],
-//     [Concurrent] (the kinds' old names), [ConcurrencyBudget],
-//     [BudgetQuick], [BudgetDefault], [BudgetThorough], [RapidScenarios],
-//     [SnapshotOptions].
 //
 // The design, the packages and their arrows, and where a new scenario kind,
 // fault or effect goes: docs/DESIGN.md in the repository.

@@ -105,14 +105,6 @@ func Schemas(names ...string) Option {
 	return snapshotOption(pgfixture.Schemas(names...))
 }
 
-// SnapshotOptions passes pgfixture's snapshot options to the database
-// comparison.
-//
-// Deprecated: use IgnoreColumns, Normalize, ExcludeRows and Schemas.
-func SnapshotOptions(opts ...pgfixture.SnapshotOption) Option {
-	return optionFunc(func(c *config) { c.snapshot = append(c.snapshot, opts...) })
-}
-
 func snapshotOption(o pgfixture.SnapshotOption) Option {
 	return optionFunc(func(c *config) { c.snapshot = append(c.snapshot, o) })
 }
