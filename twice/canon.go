@@ -12,7 +12,7 @@ import (
 	"github.com/twicekit/twicekit/pgfixture"
 )
 
-// A marker stands for a fresh value in compared text until the report
+// A marker stands for a varying value in compared text until the report
 // numbers it: markOpen kind " " label markClose (printable, so that quoting
 // a payload keeps it).
 const (
@@ -31,25 +31,25 @@ var (
 	timeWordRe = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}`)
 )
 
-// refineRounds is how often a fresh value's label takes in its neighbours'.
+// refineRounds is how often a varying value's label takes in its neighbours'.
 const refineRounds = 3
 
-// minFreshText is the shortest fresh value replaced in free text (timeline
+// minVaryingText is the shortest varying value replaced in free text (timeline
 // labels, errors): shorter ones could be parts of other words.
-const minFreshText = 6
+const minVaryingText = 6
 
-// canonRun is a run with its fresh values replaced by markers.
+// canonRun is a run with its varying values replaced by markers.
 type canonRun struct {
 	snap    *pgfixture.Snapshot
 	effects []effects.Effect
-	raw     map[string]string   // fresh value -> marker
-	bare    []string            // fresh values replaced in free text, longest first
+	raw     map[string]string   // varying value -> marker
+	bare    []string            // varying values replaced in free text, longest first
 	types   *pgfixture.Snapshot // the snapshot read, for its column types
 
 	snapSource *pgfixture.Snapshot // the snapshot this run was made from
 }
 
-// canon replaces the fresh values of a run by markers. A nil shapes (no
+// canon replaces the varying values of a run by markers. A nil shapes (no
 // second clean run) leaves the run as it is.
 func (sh *shapes) canon(sr *ScenarioRun) *canonRun {
 	if sh == nil {
@@ -58,8 +58,8 @@ func (sh *shapes) canon(sr *ScenarioRun) *canonRun {
 	if sh.ref != nil && sr.Snapshot == sh.ref.snapSource {
 		return sh.ref
 	}
-	g := &freshGraph{index: map[string]int{}}
-	// The database: rows as items whose cells are literal or fresh values.
+	g := &varyingGraph{index: map[string]int{}}
+	// The database: rows as items whose cells are literal or varying values.
 	var tables []string
 	if sr.Snapshot != nil {
 		tables = sr.Snapshot.Tables()
@@ -67,65 +67,65 @@ func (sh *shapes) canon(sr *ScenarioRun) *canonRun {
 	rowItems := map[string][]int{}
 	for _, t := range tables {
 		for _, r := range sr.Snapshot.Rows(t) {
-			it := freshItem{head: t, row: true}
+			it := varyingItem{head: t, row: true}
 			for i, col := range r.Columns {
 				v := r.Values[i]
-				it.parts = append(it.parts, freshPart{lit: col + "=", v: -1})
+				it.parts = append(it.parts, varyingPart{lit: col + "=", v: -1})
 				raw := unquote(v)
 				isTime := timeType(sr.Snapshot.ColumnType(t, col))
 				stable := v == "NULL" || sh.stable[t+"\x00"+col+"\x00"+v]
 				random := uuidRe.MatchString(raw) || (isTime && sh.nearWall(v)) // never printed raw
 				if stable || (!sh.cols[t][col] && !random) {
-					it.parts = append(it.parts, freshPart{lit: v, v: -1})
+					it.parts = append(it.parts, varyingPart{lit: v, v: -1})
 					continue
 				}
-				kind := freshValue
+				kind := varyingValue
 				switch {
 				case isTime:
-					kind = freshTime
+					kind = varyingTime
 				case uuidRe.MatchString(raw):
-					kind = freshUUID
+					kind = varyingUUID
 				}
-				it.parts = append(it.parts, freshPart{v: g.value(raw, kind)})
+				it.parts = append(it.parts, varyingPart{v: g.value(raw, kind)})
 			}
 			rowItems[t] = append(rowItems[t], g.add(it))
 		}
 	}
-	// The effects: their words, fresh where the clean runs differed, where
-	// they are a fresh value of the database, or where they look random.
+	// The effects: their words, varying where the clean runs differed, where
+	// they are a varying value of the database, or where they look random.
 	effItems := make([]int, len(sr.Effects))
 	effParts := make([]words, len(sr.Effects))
 	for i, e := range sr.Effects {
 		w := effectWords(e)
 		effParts[i] = w
 		fresh := sh.words[e.Kind+"\x00"+w.skeleton]
-		it := freshItem{head: e.Kind}
+		it := varyingItem{head: e.Kind}
 		for j, word := range w.words {
-			it.parts = append(it.parts, freshPart{lit: w.seps[j], v: -1})
+			it.parts = append(it.parts, varyingPart{lit: w.seps[j], v: -1})
 			_, known := g.index[word]
 			isTime := timeWordRe.MatchString(word)
 			random := !sh.same[word] && (uuidRe.MatchString(word) || (isTime && sh.nearWall(word)))
 			if !fresh[j] && !known && !random {
-				it.parts = append(it.parts, freshPart{lit: word, v: -1})
+				it.parts = append(it.parts, varyingPart{lit: word, v: -1})
 				continue
 			}
-			kind := freshValue
+			kind := varyingValue
 			switch {
 			case uuidRe.MatchString(word):
-				kind = freshUUID
+				kind = varyingUUID
 			case isTime:
-				kind = freshTime
+				kind = varyingTime
 			}
-			it.parts = append(it.parts, freshPart{v: g.value(word, kind)})
+			it.parts = append(it.parts, varyingPart{v: g.value(word, kind)})
 		}
-		it.parts = append(it.parts, freshPart{lit: w.seps[len(w.words)], v: -1})
+		it.parts = append(it.parts, varyingPart{lit: w.seps[len(w.words)], v: -1})
 		effItems[i] = g.add(it)
 	}
 	marks := g.markers(sh.exact)
 	cr := &canonRun{raw: map[string]string{}, snapSource: sr.Snapshot}
 	for raw, i := range g.index {
 		cr.raw[raw] = marks[i]
-		if len(raw) >= minFreshText {
+		if len(raw) >= minVaryingText {
 			cr.bare = append(cr.bare, raw)
 		}
 	}
@@ -171,36 +171,36 @@ func unquote(v string) string {
 	return v
 }
 
-// freshGraph links the fresh values of a run to the rows and effects they
+// varyingGraph links the varying values of a run to the rows and effects they
 // appear in.
-type freshGraph struct {
+type varyingGraph struct {
 	index map[string]int // raw value -> id
 	kinds []string
 	occ   [][]int // value id -> item ids
-	items []freshItem
+	items []varyingItem
 }
 
-type freshItem struct {
+type varyingItem struct {
 	head  string // the table or effect kind
-	parts []freshPart
+	parts []varyingPart
 	row   bool // a row of the database
 }
 
-// freshPart is literal text (v < 0) or fresh value v.
-type freshPart struct {
+// varyingPart is literal text (v < 0) or varying value v.
+type varyingPart struct {
 	lit string
 	v   int
 }
 
-func (p freshPart) text(marks []string) string {
+func (p varyingPart) text(marks []string) string {
 	if p.v < 0 {
 		return p.lit
 	}
 	return marks[p.v]
 }
 
-// value returns the id of a fresh value, adding it.
-func (g *freshGraph) value(raw, kind string) int {
+// value returns the id of a varying value, adding it.
+func (g *varyingGraph) value(raw, kind string) int {
 	if i, ok := g.index[raw]; ok {
 		return i
 	}
@@ -210,7 +210,7 @@ func (g *freshGraph) value(raw, kind string) int {
 	return len(g.kinds) - 1
 }
 
-func (g *freshGraph) add(it freshItem) int {
+func (g *varyingGraph) add(it varyingItem) int {
 	id := len(g.items)
 	g.items = append(g.items, it)
 	for _, p := range it.parts {
@@ -221,12 +221,12 @@ func (g *freshGraph) add(it freshItem) int {
 	return id
 }
 
-// markers labels every fresh value by where it stands, refined through its
+// markers labels every varying value by where it stands, refined through its
 // neighbours; exact labels each by the value itself. A value in the
 // database is labelled by the rows it stands in alone (effects compare
 // under their policies: an email the policy lets go missing must not change
 // the label of the time it carried); a value only effects carry, by them.
-func (g *freshGraph) markers(exact bool) []string {
+func (g *varyingGraph) markers(exact bool) []string {
 	inRows := make([]bool, len(g.kinds))
 	for v, occ := range g.occ {
 		for _, id := range occ {
@@ -283,7 +283,7 @@ func hash(parts ...string) string {
 	return hex.EncodeToString(h[:8])
 }
 
-// text replaces the run's fresh values in free text (a label, an error) by
+// text replaces the run's varying values in free text (a label, an error) by
 // their markers, where they stand alone.
 func (cr *canonRun) text(s string) string {
 	for _, raw := range cr.bare {
@@ -320,7 +320,7 @@ func (cr *canonRun) texts(list []string) []string {
 	return list
 }
 
-// rejected returns the provider's rejections with fresh values marked.
+// rejected returns the provider's rejections with varying values marked.
 func (cr *canonRun) rejected(rs []effects.Rejection) []effects.Rejection {
 	out := make([]effects.Rejection, len(rs))
 	for i, r := range rs {

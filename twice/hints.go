@@ -59,7 +59,7 @@ func maskedRows(rows []pgfixture.Row, mask []int) []string {
 	return out
 }
 
-// nondeterministicLine is what a verbose test logs about the values found.
-func nondeterministicLine(rep *Report) string {
-	return fmt.Sprintf("twice: %s: compared by shape (they differ between two clean runs): %s", rep.Job, strings.Join(rep.Nondeterministic, ", "))
+// varyingLine is what a verbose test logs about the values found.
+func varyingLine(rep *Report) string {
+	return fmt.Sprintf("twice: %s: compared by shape (they differ between two clean runs): %s", rep.Job, strings.Join(rep.Varying, ", "))
 }

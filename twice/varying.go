@@ -19,16 +19,16 @@ import (
 // A column whose values differ between the two runs (an explicit now(),
 // gen_random_uuid(), a time.Now() or a random uuid made in Go), and a word of
 // an effect's key or payload that differs between them, holds values the job
-// does not decide: fresh values. Every scenario is then compared by shape:
-// each fresh value of a run is replaced by a label computed from where it
-// stands (the rows and effects it appears in, with the other fresh values
+// does not decide: varying values (the one name for them in code, docs and reports). Every scenario is then compared by shape:
+// each varying value of a run is replaced by a label computed from where it
+// stands (the rows and effects it appears in, with the other varying values
 // replaced by their own labels, refined three times), so two runs compare
-// equal exactly when one consistent renaming of their fresh values makes them
+// equal exactly when one consistent renaming of their varying values makes them
 // equal (up to the rare structures that such refinement cannot tell apart): a
 // NULL stays a NULL, the same uuid written to two tables must be the same
 // uuid in both, and swapping which row gets which uuid is a difference.
 // Values the job computes from a.Now() are the same in both clean runs and
-// still compare exactly. In reports, fresh values print as ‹time N›, ‹uuid N›
+// still compare exactly. In reports, varying values print as ‹time N›, ‹uuid N›
 // or ‹value N›, numbered by first appearance, never raw.
 
 // ExactValues switches off the comparison by shape: every column value and
@@ -41,11 +41,11 @@ func ExactValues() Option {
 	return optionFunc(func(c *config) { c.exactValues = true })
 }
 
-// The kinds of fresh values, as their placeholders name them.
+// The kinds of varying values, as their placeholders name them.
 const (
-	freshTime  = "time"
-	freshUUID  = "uuid"
-	freshValue = "value"
+	varyingTime  = "time"
+	varyingUUID  = "uuid"
+	varyingValue = "value"
 )
 
 // wallMargin: a time value within this of the wall clock while the
@@ -54,12 +54,12 @@ const (
 const wallMargin = 36 * time.Hour
 
 // shapes is what the two clean runs showed: which columns and effect words
-// hold fresh values.
+// hold varying values.
 type shapes struct {
 	exact  bool
-	cols   map[string]map[string]bool // table -> column -> fresh values
+	cols   map[string]map[string]bool // table -> column -> varying values
 	stable map[string]bool            // table \x00 column \x00 value: the same in both clean runs
-	words  map[string]map[int]bool    // effect kind \x00 skeleton -> positions of fresh words
+	words  map[string]map[int]bool    // effect kind \x00 skeleton -> positions of varying words
 	same   map[string]bool            // effect words that both clean runs sent
 	wall   [2]time.Time               // the wall clock around the first clean run
 	clock  [2]time.Time               // the check's clock, from its start to its latest redrive
@@ -91,7 +91,7 @@ func (c *checker) secondReference(ctx context.Context, ref *ScenarioRun, rep *Re
 	sh.exact = c.cfg.exactValues
 	sh.ref = sh.canon(ref)
 	ref.shapes = sh
-	rep.Nondeterministic = sh.found
+	rep.Varying = sh.found
 	return nil
 }
 

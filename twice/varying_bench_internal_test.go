@@ -44,7 +44,7 @@ func BenchmarkSecondReference(b *testing.B) {
 }
 
 // BenchmarkShapeCompare is the comparison alone, by shape and exactly, of
-// a table of n rows each holding a fresh uuid and a fresh time.
+// a table of n rows each holding a varying uuid and a varying time.
 func BenchmarkShapeCompare(b *testing.B) {
 	for _, n := range []int{10, 1000} {
 		run := func(seed int) *ScenarioRun {
