@@ -18,10 +18,4 @@
 // traces and stuck-attempt reports) lives in internal/sched, which imports
 // this package for the tokens; concurrent itself needs only the standard
 // library, so generators and a user's tests do not compile pgx through it.
-//
-// Index:
-//   - [Schedule] ([Schedule.Token], [Schedule.String], [Schedule.Attempts],
-//     [Schedule.Preemptions]), [ParseSchedule], [Letter]: schedules and their
-//     tokens.
-//   - [Interleavings]: how many interleavings attempts of n points have.
 package concurrent

@@ -121,27 +121,8 @@
 // the max_connections to set ([ErrConnectionLimit]). A connection PostgreSQL refuses anyway (others
 // connected since) fails with an error that says so ([ErrTooManyClients]).
 //
-// # Index
+// # Environment
 //
-// Server: [Shared], [Main], [StartLocal], [Server.Mode], [Server.URL],
-// [Server.CreateDB], [Server.Close].
-//
-// Connections: [Server.CreateDBReserving], [Server.ReserveConnections],
-// [Server.ExplainRefused], [ControlPoolConns], [ErrConnectionLimit], [ErrTooManyClients].
-//
-// Schemas: [SQL], [FS], [Migrations] (several
-// migrators in order, e.g. River's — twiceriver.Migrations() — then the
-// app's), [Migrator],
-// [Schema.Hash], [Schema.Migrate].
-//
-// Databases: [New], [TB], [DB.Name], [DB.URL], [DB.ConnConfig], [DB.Pool],
-// [DB.Reset], [DB.Snapshot], [DB.Close].
-//
-// Snapshots: [Snapshot], [Snapshot.Tables], [Snapshot.Rows],
-// [Snapshot.String], [Snapshot.ColumnType], [NewSnapshot], [Row],
-// [IgnoreColumns], [KeepVolatile], [Normalize],
-// [Schemas], [ExcludeRows], [Diff], [TableDiff], [FormatDiff].
-//
-// Environment: TWICE_POSTGRES, TWICE_DATABASE_URL, TWICE_POSTGRES_IMAGE,
-// TWICE_KEEP_DB.
+// TWICE_POSTGRES, TWICE_DATABASE_URL and TWICE_POSTGRES_IMAGE choose the
+// server, as above. TWICE_KEEP_DB=1 keeps every test's database.
 package pgfixture
