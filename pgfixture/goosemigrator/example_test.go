@@ -36,25 +36,3 @@ func ExampleNew() {
 	fmt.Println(tables) // only the Up sections ran
 	// Output: customers goose_db_version orders
 }
-
-func ExampleNew_afterALibrary() {
-	ctx := context.Background()
-	// The tables of a library first, then the app's goose migrations.
-	schema := pgfixture.Migrations(
-		pgfixture.SQL("CREATE TABLE jobs (id bigserial PRIMARY KEY, kind text NOT NULL)"),
-		goosemigrator.New(os.DirFS("testdata/goose")),
-	)
-
-	srv, _ := pgfixture.Shared(ctx)
-	db, err := srv.CreateDB(ctx, schema)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	defer db.Close(ctx, false)
-	var tables string
-	_ = db.Pool().QueryRow(ctx, `SELECT string_agg(tablename, ' ' ORDER BY tablename)
-		FROM pg_tables WHERE schemaname = 'public'`).Scan(&tables)
-	fmt.Println(tables)
-	// Output: customers goose_db_version jobs orders
-}
