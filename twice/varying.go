@@ -12,24 +12,26 @@ import (
 	"github.com/twicekit/twicekit/pgfixture"
 )
 
-// Values that differ between two clean runs.
+// Varying values: values that differ between two clean runs.
 //
-// The check runs the clean reference twice, the second time on the same
-// database reset and seeded again, with the check's clock at the same start.
-// A column whose values differ between the two runs (an explicit now(),
-// gen_random_uuid(), a time.Now() or a random uuid made in Go), and a word of
-// an effect's key or payload that differs between them, holds values the job
-// does not decide: varying values (the one name for them in code, docs and reports). Every scenario is then compared by shape:
-// each varying value of a run is replaced by a label computed from where it
-// stands (the rows and effects it appears in, with the other varying values
-// replaced by their own labels, refined three times), so two runs compare
-// equal exactly when one consistent renaming of their varying values makes them
-// equal (up to the rare structures that such refinement cannot tell apart): a
-// NULL stays a NULL, the same uuid written to two tables must be the same
-// uuid in both, and swapping which row gets which uuid is a difference.
+// The check runs the clean reference twice. The second run uses the same
+// database, reset and seeded again, and the check's clock at the same start.
+// A column whose values differ between the two runs holds varying values: an
+// explicit now(), gen_random_uuid(), time.Now() or a uuid made in Go. So does
+// a word of an effect's key or payload that differs between them. The job
+// does not decide these values, so every scenario compares them by shape.
+//
+// Comparing by shape replaces each varying value with a label computed from
+// where it stands: the rows and effects it appears in, with the other
+// varying values replaced by their own labels, refined three times. Two
+// runs are equal when one consistent renaming of their varying values makes
+// them equal, up to the rare structures such refinement cannot tell apart. A
+// NULL stays a NULL. The same uuid written to two tables must be the same in
+// both. Swapping which row gets which uuid is a difference.
+//
 // Values the job computes from a.Now() are the same in both clean runs and
-// still compare exactly. In reports, varying values print as ‹time N›, ‹uuid N›
-// or ‹value N›, numbered by first appearance, never raw.
+// compare exactly. Reports print varying values as ‹time N›, ‹uuid N› or
+// ‹value N›, numbered by first appearance, never raw.
 
 // ExactValues switches off the comparison by shape: every column value and
 // effect payload is compared exactly, even those that differ between two
