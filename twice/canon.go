@@ -49,9 +49,9 @@ type canonRun struct {
 	snapSource *pgfixture.Snapshot // the snapshot this run was made from
 }
 
-// canon replaces the varying values of a run by markers. A nil shapes (no
+// canon replaces the varying values of a run by markers. A nil varyingSet (no
 // second clean run) leaves the run as it is.
-func (sh *shapes) canon(sr *ScenarioRun) *canonRun {
+func (sh *varyingSet) canon(sr *ScenarioRun) *canonRun {
 	if sh == nil {
 		return &canonRun{snap: sr.Snapshot, effects: sr.Effects, types: sr.Snapshot}
 	}

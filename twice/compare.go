@@ -36,7 +36,7 @@ type Finding struct {
 // between two clean runs compare by shape and print as placeholders
 // (varying.go).
 func compare(ref, sr *ScenarioRun, cfg *config) *Finding {
-	sh := ref.shapes
+	sh := ref.varyingSet
 	want, got := sh.canon(ref), sh.canon(sr)
 	f := &Finding{
 		Scenario: sr.Scenario,

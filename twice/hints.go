@@ -9,7 +9,7 @@ import (
 )
 
 // timeHints explains a table that differs only in columns of a time type.
-func (sh *shapes) timeHints(ref *canonRun, diff []pgfixture.TableDiff) []string {
+func (sh *varyingSet) timeHints(ref *canonRun, diff []pgfixture.TableDiff) []string {
 	var hints []string
 	for _, d := range diff {
 		if len(d.Missing) == 0 || len(d.Missing) != len(d.Extra) {

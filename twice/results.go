@@ -31,7 +31,7 @@ type ScenarioRun struct {
 	Rejected []effects.Rejection
 
 	numbers      map[string]int
-	shapes       *shapes       // the reference's: what differs between two clean runs (varying.go)
+	varyingSet   *varyingSet   // the reference's: what differs between two clean runs (varying.go)
 	interleaving *interleaving // what the scheduler did in a concurrent scenario
 }
 

@@ -55,9 +55,9 @@ const (
 // happened to write the same one (a now() truncated to the second or day).
 const wallMargin = 36 * time.Hour
 
-// shapes is what the two clean runs showed: which columns and effect words
+// varyingSet is what the two clean runs showed: which columns and effect words
 // hold varying values.
-type shapes struct {
+type varyingSet struct {
 	exact  bool
 	cols   map[string]map[string]bool // table -> column -> varying values
 	stable map[string]bool            // table \x00 column \x00 value: the same in both clean runs
@@ -89,17 +89,17 @@ func (c *checker) secondReference(ctx context.Context, ref *ScenarioRun, rep *Re
 	for _, d := range c.cfg.redrives {
 		latest = latest.Add(d)
 	}
-	sh := detectShapes(ref, again, [2]time.Time{wall0, wall1}, [2]time.Time{c.cfg.start, latest})
+	sh := detectVarying(ref, again, [2]time.Time{wall0, wall1}, [2]time.Time{c.cfg.start, latest})
 	sh.exact = c.cfg.exactValues
 	sh.ref = sh.canon(ref)
-	ref.shapes = sh
+	ref.varyingSet = sh
 	rep.Varying = sh.found
 	return nil
 }
 
-// detectShapes compares two clean runs.
-func detectShapes(a, b *ScenarioRun, wall, clock [2]time.Time) *shapes {
-	sh := &shapes{cols: map[string]map[string]bool{}, stable: map[string]bool{}, words: map[string]map[int]bool{}, same: map[string]bool{}, wall: wall, clock: clock}
+// detectVarying compares two clean runs.
+func detectVarying(a, b *ScenarioRun, wall, clock [2]time.Time) *varyingSet {
+	sh := &varyingSet{cols: map[string]map[string]bool{}, stable: map[string]bool{}, words: map[string]map[int]bool{}, same: map[string]bool{}, wall: wall, clock: clock}
 	tables := map[string]bool{}
 	for _, t := range a.Snapshot.Tables() {
 		tables[t] = true
@@ -201,7 +201,7 @@ func timeType(name string) bool {
 
 // nearWall reports whether a printed time lies near the wall clock while
 // the first clean run ran, and not near the check's clock.
-func (sh *shapes) nearWall(v string) bool {
+func (sh *varyingSet) nearWall(v string) bool {
 	v = strings.Trim(v, "'")
 	var t time.Time
 	var err error
