@@ -13,19 +13,9 @@
 //
 // The rule: concurrent exports what a user calls directly — schedules and
 // their tokens, to read a report, replay a finding or draw schedules (package
-// generators returns them) — and, for one more release, the deprecated
-// budgets. The deterministic, lock-aware scheduler that package twice drives
+// generators returns them). The deterministic, lock-aware scheduler that package twice drives
 // (its choosers, PCT sampling, exhaustive enumeration, the lock-wait queries,
 // traces and stuck-attempt reports) lives in internal/sched, which imports
 // this package for the tokens; concurrent itself needs only the standard
 // library, so generators and a user's tests do not compile pgx through it.
-//
-// Index:
-//   - [Schedule] ([Schedule.Token], [Schedule.String], [Schedule.Attempts],
-//     [Schedule.Preemptions]), [ParseSchedule], [Letter]: schedules and their
-//     tokens.
-//   - [Interleavings]: how many interleavings attempts of n points have.
-//   - [Budget], [Quick], [Default], [Thorough], [ParseBudget]: deprecated;
-//     use twice.Budget (twice.QuickBudget, twice.DefaultBudget,
-//     twice.ThoroughBudget) and twice.WithBudget.
 package concurrent

@@ -18,10 +18,3 @@ func TestSchedulePreemptions(t *testing.T) {
 	require.Equal(t, "A", concurrent.Letter(0))
 	require.Equal(t, "attempt(26)", concurrent.Letter(26))
 }
-
-func TestDeprecatedBudgetsAreTheEngines(t *testing.T) {
-	b, err := concurrent.ParseBudget("quick")
-	require.NoError(t, err)
-	require.Equal(t, concurrent.Quick, b)
-	require.Equal(t, []string{"quick", "default", "thorough"}, []string{concurrent.Quick.Name, concurrent.Default.Name, concurrent.Thorough.Name})
-}

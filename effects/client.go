@@ -9,21 +9,21 @@ import (
 	"strings"
 )
 
-// OriginHeader carries the [Origin] of a request from the client of
+// originHeader carries the [Origin] of a request from the client of
 // [Provider.Client] to the provider, as
 //
 //	Twice-Origin: job=<job ID, query-escaped>;attempt=<N>;point=<K>
 //
 // A request without it is recorded with the zero Origin.
-const OriginHeader = "Twice-Origin"
+const originHeader = "Twice-Origin"
 
-// FormatOrigin renders o for the [OriginHeader].
-func FormatOrigin(o Origin) string {
+// formatOrigin renders o for the originHeader.
+func formatOrigin(o Origin) string {
 	return "job=" + url.QueryEscape(o.JobID) + ";attempt=" + strconv.Itoa(o.Attempt) + ";point=" + strconv.Itoa(o.Point)
 }
 
-// ParseOrigin parses an [OriginHeader] value; "" is the zero Origin.
-func ParseOrigin(s string) (Origin, error) {
+// parseOrigin parses an originHeader value; "" is the zero Origin.
+func parseOrigin(s string) (Origin, error) {
 	var o Origin
 	if s == "" {
 		return o, nil
@@ -32,7 +32,7 @@ func ParseOrigin(s string) (Origin, error) {
 	for _, part := range strings.Split(s, ";") {
 		name, value, ok := strings.Cut(part, "=")
 		if !ok || seen[name] {
-			return Origin{}, fmt.Errorf("bad %s header %q", OriginHeader, s)
+			return Origin{}, fmt.Errorf("bad %s header %q", originHeader, s)
 		}
 		seen[name] = true
 		var err error
@@ -47,11 +47,11 @@ func ParseOrigin(s string) (Origin, error) {
 			err = fmt.Errorf("unknown field %q", name)
 		}
 		if err != nil {
-			return Origin{}, fmt.Errorf("bad %s header %q: %v", OriginHeader, s, err)
+			return Origin{}, fmt.Errorf("bad %s header %q: %v", originHeader, s, err)
 		}
 	}
 	if len(seen) != 3 {
-		return Origin{}, fmt.Errorf("bad %s header %q: want job, attempt and point", OriginHeader, s)
+		return Origin{}, fmt.Errorf("bad %s header %q: want job, attempt and point", originHeader, s)
 	}
 	return o, nil
 }
@@ -59,7 +59,7 @@ func ParseOrigin(s string) (Origin, error) {
 // Client returns an HTTP client for the provider, for the harness to hand
 // to one attempt. Its transport asks gate before sending each request (a
 // refusal sends nothing and fails the request with an error wrapping the
-// gate's), sets the [OriginHeader] from the Origin the gate returned, and
+// gate's), sets the Twice-Origin header from the Origin the gate returned, and
 // asks gate again once a response arrived: an error there drops the
 // response (the provider did apply the request) and fails the request with
 // an error wrapping the gate's: the reply was lost. A transport error (no
@@ -91,7 +91,7 @@ func (t *gatedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, fmt.Errorf("effects: %s: refused: %w", c.Label, err)
 	}
 	req = req.Clone(ctx)
-	req.Header.Set(OriginHeader, FormatOrigin(o))
+	req.Header.Set(originHeader, formatOrigin(o))
 	resp, err := t.base.RoundTrip(req)
 	if err != nil {
 		return nil, err

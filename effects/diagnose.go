@@ -94,12 +94,12 @@ func Diagnose(want, got []Effect, rejected ...Rejection) []string {
 	return out
 }
 
-// payloadPath is the path a payment's payload starts with, or PayoutsPath.
+// payloadPath is the path a payment's payload starts with, or payoutsPath.
 func payloadPath(payload string) string {
 	if path, _, ok := strings.Cut(payload, " "); ok && strings.HasPrefix(path, "/") {
 		return path
 	}
-	return PayoutsPath
+	return payoutsPath
 }
 
 // bodyDiff renders the top-level fields that differ between two canonical

@@ -5,33 +5,38 @@
 //
 // It depends on the standard library only.
 //
-// # Index
+// # Effects
 //
-//   - The record: [Effect], [Log] (safe for concurrent attempts), [Origin].
-//   - The open effect API: [Recorder.Do] performs one effect of any kind
-//     (kind, key, payload and the function that does it) as a point of the
-//     attempt, records it and lets the harness strike after the apply;
-//     [CanonicalPayload] says how a payload is recorded. The fakes below are
-//     its users.
-//   - The harness's hook: [Gate] and [Call]. Every effect call asks
-//     Gate.Before before the call (a refusal means nothing reaches the
-//     world) and Gate.After once the call was applied (an error there means
-//     the effect stays applied and the job sees the error: a lost reply, or
-//     the attempt died after the apply).
-//   - Fakes: [Mailer] ([EmailSender]; no de-duplication), [WebhookSink]
-//     ([WebhookPoster]; no de-duplication), [Router] (an HTTP client routed
-//     by host to the provider and to the http.Handlers mounted with
-//     [Router.Mount]; any other host is refused, nothing reaches the
-//     network; requests to mounted hosts are effects of kind [KindHTTP]),
-//     and [Provider], a payment API in Stripe's dialect served over real
-//     HTTP on loopback: any POST /v1/... path, JSON or form-encoded bodies,
-//     Stripe-shaped objects with numbered ids, errors in Stripe's shape, and
-//     Idempotency-Key semantics per key, called through [Provider.Client]
-//     or the Router.
-//   - Comparison: [Policy] per kind in [Policies], [Compare] returning
-//     [Mismatch]es.
-//   - Teaching: [Diagnose] (changed idempotency keys, retries that computed a
-//     different request, forgotten keys; on every provider path) and
-//     [Explain] (which way a duplicate or missing effect was chosen, and the
-//     policy that accepts it).
+// An [Effect] is one call that reached the world: its kind, key and
+// payload, and the [Origin] (job, attempt, point) that made it. A [Log]
+// holds a run's effects; it is safe for concurrent attempts.
+//
+// [Recorder.Do] performs one effect of any kind as a point of the attempt
+// and records it. [CanonicalPayload] says how a payload is recorded. The
+// fakes below are built on it.
+//
+// # The harness's hook
+//
+// A [Gate] sees every effect [Call]. Gate.Before runs before the call; a
+// refusal means nothing reaches the world. Gate.After runs once the call
+// was applied; an error there leaves the effect applied, and the job sees
+// the error (a lost reply, or an attempt that died after the apply).
+//
+// # Fakes
+//
+// [Mailer] and [WebhookSink] send without de-duplication, as real
+// providers do. [Router] is an HTTP client routed by host: to the payment
+// provider, and to handlers mounted with [Router.Mount], whose requests are
+// effects of kind [KindHTTP]. It refuses any other host, so nothing reaches
+// the network. [Provider] is a payment API in Stripe's dialect over real
+// HTTP on loopback, with Stripe's Idempotency-Key semantics, called through
+// [Provider.Client] or the Router.
+//
+// # Comparison
+//
+// [Compare] compares two runs' effects under a [Policy] per kind
+// ([Policies]) and returns [Mismatch]es. [Diagnose] names the usual causes
+// (changed idempotency keys, retries that computed another request,
+// forgotten keys). [Explain] says which way a duplicate or missing effect
+// went and which policy accepts it.
 package effects

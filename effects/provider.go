@@ -19,10 +19,10 @@ const (
 	ReplayedHeader = "Idempotent-Replayed"
 )
 
-// PayoutsPath is the provider's first endpoint: POST an object with a
+// payoutsPath is the provider's first endpoint: POST an object with a
 // positive integer "amount" to create a payout. Its recorded payload is the
 // body alone; every other path's payload starts with the path.
-const PayoutsPath = "/v1/payouts"
+const payoutsPath = "/v1/payouts"
 
 // DefaultWindow is how long a [Provider] remembers an idempotency key.
 const DefaultWindow = 24 * time.Hour
@@ -87,7 +87,7 @@ type Rejection struct {
 // Each applied request is recorded in the log as Effect{Kind: "payment",
 // Key: <the Idempotency-Key or "">, Payload: <the canonical JSON body, after
 // the path for every path but /v1/payouts>}, with the Origin read from the
-// [OriginHeader] set by the client of [Provider.Client]. The provider keeps
+// Twice-Origin header set by the client of [Provider.Client]. The provider keeps
 // its own bookkeeping as well ([Provider.Applied], [Provider.Rejected],
 // [Provider.Replays]), apart from the log.
 type Provider struct {
@@ -181,7 +181,7 @@ func (p *Provider) serve(w http.ResponseWriter, r *http.Request) {
 		writeResponse(w, apiError(http.StatusMethodNotAllowed, "invalid_request_error", "", "use POST: the fake provider serves only requests that change something"))
 		return
 	}
-	origin, err := ParseOrigin(r.Header.Get(OriginHeader))
+	origin, err := parseOrigin(r.Header.Get(originHeader))
 	if err != nil {
 		writeResponse(w, apiError(http.StatusBadRequest, "invalid_request_error", "", err.Error()))
 		return
@@ -202,10 +202,10 @@ func (p *Provider) serve(w http.ResponseWriter, r *http.Request) {
 }
 
 // paymentPayload is the recorded payload of a request: its canonical body,
-// after its path for every path but [PayoutsPath] (whose payload stays the
+// after its path for every path but payoutsPath (whose payload stays the
 // body alone, as it always was).
 func paymentPayload(path, canonical string) string {
-	if path == PayoutsPath {
+	if path == payoutsPath {
 		return canonical
 	}
 	return path + " " + canonical

@@ -52,7 +52,7 @@ func post(t *testing.T, c *http.Client, url, key, body string) reply {
 }
 
 func postErr(c *http.Client, url, key, body string) (reply, error) {
-	req, err := http.NewRequestWithContext(context.Background(), http.MethodPost, url+effects.PayoutsPath, strings.NewReader(body))
+	req, err := http.NewRequestWithContext(context.Background(), http.MethodPost, url+"/v1/payouts", strings.NewReader(body))
 	if err != nil {
 		return reply{}, err
 	}
@@ -173,7 +173,7 @@ func TestProviderInvalidRequests(t *testing.T) {
 	assert.Empty(t, r.replayed)
 	assert.Equal(t, 1, log.Len())
 
-	resp, err := c.Get(p.URL() + effects.PayoutsPath)
+	resp, err := c.Get(p.URL() + "/v1/payouts")
 	require.NoError(t, err)
 	resp.Body.Close()
 	assert.Equal(t, http.StatusMethodNotAllowed, resp.StatusCode)
@@ -182,9 +182,9 @@ func TestProviderInvalidRequests(t *testing.T) {
 	resp.Body.Close()
 	assert.Equal(t, http.StatusNotFound, resp.StatusCode)
 
-	req, err := http.NewRequest(http.MethodPost, p.URL()+effects.PayoutsPath, strings.NewReader(payout))
+	req, err := http.NewRequest(http.MethodPost, p.URL()+"/v1/payouts", strings.NewReader(payout))
 	require.NoError(t, err)
-	req.Header.Set(effects.OriginHeader, "job=1;attempt=x;point=2")
+	req.Header.Set("Twice-Origin", "job=1;attempt=x;point=2")
 	resp, err = c.Do(req)
 	require.NoError(t, err)
 	resp.Body.Close()
@@ -282,20 +282,4 @@ func TestClientReplyLost(t *testing.T) {
 	post(t, c, p.URL(), "uuid-attempt-2", payout)
 	assert.Len(t, p.Applied(), 2)
 	assert.Equal(t, "true", post(t, c, p.URL(), "uuid-attempt-1", payout).replayed)
-}
-
-func TestOriginHeader(t *testing.T) {
-	o := effects.Origin{JobID: "job;with=odd chars", Attempt: 3, Point: 12}
-	s := effects.FormatOrigin(o)
-	assert.Equal(t, "job=job%3Bwith%3Dodd+chars;attempt=3;point=12", s)
-	back, err := effects.ParseOrigin(s)
-	require.NoError(t, err)
-	assert.Equal(t, o, back)
-	zero, err := effects.ParseOrigin("")
-	require.NoError(t, err)
-	assert.True(t, zero.IsZero())
-	for _, bad := range []string{"job=1", "job=1;attempt=1;point=1;x=2", "job=1;attempt=1;attempt=2", "junk", "job=%zz;attempt=1;point=1"} {
-		_, err := effects.ParseOrigin(bad)
-		assert.Error(t, err, bad)
-	}
 }

@@ -182,7 +182,7 @@ func (r *Router) serve(req *http.Request, h http.Handler) (*http.Response, error
 		in.RequestURI = req.URL.RequestURI()
 		in.RemoteAddr = "192.0.2.1:1234" // a handler may read it: a fixed documentation address
 		if !o.IsZero() {
-			in.Header.Set(OriginHeader, FormatOrigin(o))
+			in.Header.Set(originHeader, formatOrigin(o))
 		}
 		rw := httptest.NewRecorder()
 		h.ServeHTTP(rw, in)

@@ -28,7 +28,7 @@ func (p *partner) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.seen = append(p.seen, r.Method+" "+r.Host+r.URL.RequestURI()+" "+string(body)+" origin="+r.Header.Get(effects.OriginHeader))
+	p.seen = append(p.seen, r.Method+" "+r.Host+r.URL.RequestURI()+" "+string(body)+" origin="+r.Header.Get("Twice-Origin"))
 	if k := r.Header.Get(effects.IdempotencyKeyHeader); k != "" {
 		if p.keys[k] {
 			w.Header().Set(effects.ReplayedHeader, "true")
@@ -180,7 +180,7 @@ func TestRouterNeverReachesTheNetwork(t *testing.T) {
 	assert.Zero(t, accepted.Load(), "nothing was sent")
 
 	// The provider's host goes to the provider.
-	status, err := send(t, c, http.MethodPost, p.URL()+effects.PayoutsPath, "k", payout)
+	status, err := send(t, c, http.MethodPost, p.URL()+"/v1/payouts", "k", payout)
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusOK, status)
 	assert.Len(t, p.Applied(), 1)

@@ -21,13 +21,10 @@
 // internal/inject; the names here are aliases of its values or thin wrappers,
 // so errors.Is and Step values are the same on both sides.
 //
-// Index:
-//   - [Point]: an explicit point in a job.
-//   - [Step], [Kind] ([SQL], [Effect], [Explicit]): a point an attempt
-//     reached, as a check's results list them.
-//   - [ErrCrashed], [ErrReplyLost], [ErrForeignContext], [ErrFinished]: what
-//     a refused or struck call returns.
-//   - [WrapConnector], [OpenConnector]: points and crashes for a database/sql
-//     handle (lib/pq, ...) the job opens itself; a refused call never returns
-//     driver.ErrBadConn, so database/sql cannot silently retry it.
+// # Handles the job opens itself
+//
+// [WrapConnector] and [OpenConnector] give points and crashes to a
+// database/sql handle the job opens itself (lib/pq, ...). A refused call
+// never returns driver.ErrBadConn, so database/sql cannot silently retry
+// it.
 package faults

@@ -6,20 +6,11 @@ import (
 	"pgregory.net/rapid"
 )
 
-// Distinct draws min..max values of g whose keys differ (records with unique
-// IDs, say), shrinking toward min values, each shrunk in turn.
-//
-//	customers := generators.Distinct(generators.Customers(), 1, 5,
-//		func(c generators.Customer) int64 { return c.ID })
-func Distinct[T any, K comparable](g *rapid.Generator[T], min, max int, key func(T) K) *rapid.Generator[[]T] {
-	return rapid.SliceOfNDistinct(g, min, max, key)
-}
-
 // ChildrenOf draws min..max children of parent from child(parent), with
 // distinct keys: the orders of one customer, the lines of one invoice.
 //
-//	orders := generators.ChildrenOf(customer, generators.OrdersOf, 1, 3,
-//		func(o generators.Order) int64 { return o.ID })
+//	orders := generators.ChildrenOf(customer, ordersOf, 1, 3,
+//		func(o Order) int64 { return o.ID })
 func ChildrenOf[P, C any, K comparable](parent P, child func(P) *rapid.Generator[C], min, max int, key func(C) K) *rapid.Generator[[]C] {
 	return rapid.SliceOfNDistinct(child(parent), min, max, key)
 }

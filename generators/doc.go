@@ -1,7 +1,7 @@
 // Package generators holds pgregory.net/rapid generators for idempotency
 // tests: the choices of a schedule (which scenario, which crash point, which
 // interleaving) and the inputs that background jobs commonly take (IDs, money,
-// e-mail addresses, idempotency keys, customers and orders, timestamps).
+// e-mail addresses, idempotency keys, timestamps).
 //
 // Every generator shrinks toward a documented, boring value, so a failing
 // property ends on the smallest input and the simplest schedule that still
@@ -21,8 +21,6 @@
 //     worker runs to its end before the next starts). They return a
 //     concurrent.Schedule, printed in run-length form ("A3B2": A three
 //     steps, then B two), the token a check prints and replays.
-//   - [Schedule], [ParseSchedule] — deprecated names of concurrent.Schedule
-//     and concurrent.ParseSchedule.
 //
 // # Job inputs
 //
@@ -34,12 +32,11 @@
 //   - [Key], [ISOWeek], [PayoutKeys] — idempotency keys derived from stable
 //     parts of a job ("payout-restaurant-381-2026-W42"), never from randomness.
 //   - [Times], [TimesIn] — UTC timestamps in a window, shrinking toward its start.
-//   - [Customers], [Orders], [OrdersOf] — [Customer] and [Order] records that
-//     satisfy the constraints a real schema puts on them ([CustomerSchemaSQL]).
 //
 // # Combinators
 //
-//   - [Distinct] — a batch of 1..max records with distinct keys (unique IDs).
+//   - rapid.SliceOfNDistinct — a batch of 1..max records with distinct keys
+//     (unique IDs); rapid's own.
 //   - [ChildrenOf] — records that belong to a parent (orders of one customer).
 //   - [Weighted] — one of several generators, the first one favoured and
 //     shrunk toward.

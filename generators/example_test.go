@@ -80,9 +80,3 @@ func ExampleInterleaving() {
 	// [0 0 1 1 1 0] A2B3A 1
 	// A3B2 0
 }
-
-func ExampleOrders() {
-	o := generators.Orders().Example(2)
-	fmt.Println(o.ID > 0, o.CustomerID > 0, o.Total.Minor > 0, !o.PlacedAt.Before(generators.WindowStart))
-	// Output: true true true true
-}

@@ -1,7 +1,6 @@
 package generators_test
 
 import (
-	"context"
 	"flag"
 	"regexp"
 	"slices"
@@ -9,12 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"pgregory.net/rapid"
 
 	"github.com/twicekit/twicekit/concurrent"
 	"github.com/twicekit/twicekit/generators"
-	"github.com/twicekit/twicekit/pgfixture"
 )
 
 // minimal returns the value of g that rapid shrinks to when every value fails.
@@ -101,10 +98,6 @@ func TestRanges(t *testing.T) {
 		if k := generators.PayoutKeys().Draw(rt, "key"); !regexp.MustCompile(`^payout-restaurant-[1-9][0-9]*-2026-W[0-5][0-9]$`).MatchString(k) {
 			rt.Fatalf("key %q", k)
 		}
-		o := generators.Orders().Draw(rt, "order")
-		if o.ID < 1 || o.CustomerID < 1 || o.Total.Minor < 1 || !slices.Contains(generators.Statuses, o.Status) || !emailRE.MatchString(o.Email) {
-			rt.Fatalf("order %+v breaks its constraints", o)
-		}
 		n := rapid.IntRange(1, 12).Draw(rt, "points")
 		if p := generators.CrashPoint(n).Draw(rt, "point"); p < 1 || p > n {
 			rt.Fatalf("crash point %d of %d", p, n)
@@ -162,15 +155,6 @@ func TestShrinkTargets(t *testing.T) {
 	if got := minimal(t, generators.PayoutKeys()); got != "payout-restaurant-1-2026-W01" {
 		t.Errorf("PayoutKeys shrink to %q", got)
 	}
-	wantCustomer := generators.Customer{ID: 1, Name: "Ann", Email: "ann@example.com"}
-	if got := minimal(t, generators.Customers()); got != wantCustomer {
-		t.Errorf("Customers shrink to %+v", got)
-	}
-	wantOrder := generators.Order{ID: 1, CustomerID: 1, Email: "ann@example.com",
-		Total: generators.Money{Minor: 1, Currency: "EUR"}, Status: "placed", PlacedAt: generators.WindowStart}
-	if got := minimal(t, generators.Orders()); got != wantOrder {
-		t.Errorf("Orders shrink to %+v, want %+v", got, wantOrder)
-	}
 	if got := minimal(t, generators.CrashPoint(7)); got != 1 {
 		t.Errorf("CrashPoint shrinks to %d", got)
 	}
@@ -214,52 +198,6 @@ func TestMoneyAndKeys(t *testing.T) {
 		t.Errorf("Key = %q", got)
 	}
 }
-
-// TestDrawnRecordsSatisfyTheSchema inserts drawn customers and their orders
-// into tables whose CHECK constraints state the documented constraints.
-func TestDrawnRecordsSatisfyTheSchema(t *testing.T) {
-	db := pgfixture.New(t, pgfixture.SQL(generators.CustomerSchemaSQL, generators.OrderSchemaSQL))
-	ctx := context.Background()
-	byID := func(c generators.Customer) int64 { return c.ID }
-	rapid.Check(t, func(rt *rapid.T) {
-		customers := generators.Distinct(generators.Customers(), 1, 4, byID).Draw(rt, "customers")
-		var orders []generators.Order
-		seen := map[int64]bool{} // order IDs are unique across customers too
-		for i, c := range customers {
-			for _, o := range generators.ChildrenOf(c, generators.OrdersOf, 0, 3,
-				func(o generators.Order) int64 { return o.ID }).Draw(rt, "orders of customer "+string(rune('A'+i))) {
-				if !seen[o.ID] {
-					seen[o.ID] = true
-					orders = append(orders, o)
-				}
-			}
-		}
-		err := pgx.BeginFunc(ctx, db.Pool(), func(tx pgx.Tx) error {
-			for _, c := range customers {
-				if _, err := tx.Exec(ctx, `INSERT INTO customers (id, name, email, points) VALUES ($1, $2, $3, $4)`,
-					c.ID, c.Name, c.Email, c.Points); err != nil {
-					return err
-				}
-			}
-			for _, o := range orders {
-				if _, err := tx.Exec(ctx, `INSERT INTO orders (id, customer_id, email, total_minor, currency, status, placed_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7)`, o.ID, o.CustomerID, o.Email, o.Total.Minor, o.Total.Currency, o.Status, o.PlacedAt); err != nil {
-					return err
-				}
-			}
-			return errRollback
-		})
-		if err != errRollback {
-			rt.Fatalf("drawn records do not insert: %v", err)
-		}
-	})
-}
-
-var errRollback = rollback{}
-
-type rollback struct{}
-
-func (rollback) Error() string { return "rollback" }
 
 func TestPanicsOnNonsense(t *testing.T) {
 	for name, f := range map[string]func(){

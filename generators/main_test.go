@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/twicekit/twicekit/internal/leakcheck"
-	"github.com/twicekit/twicekit/pgfixture"
 )
 
 func TestMain(m *testing.M) {
@@ -17,7 +16,7 @@ func TestMain(m *testing.M) {
 	if err := flag.Set("rapid.nofailfile", "true"); err != nil {
 		panic(err)
 	}
-	leakcheck.Exit(pgfixture.Main(m))
+	leakcheck.Exit(m.Run())
 }
 
 // recTB is a testing.TB that records failures instead of failing the test,

@@ -43,25 +43,6 @@ func Subset(n, max int) *rapid.Generator[[]int] {
 	})
 }
 
-// Schedule is an interleaving of the steps of several workers: entry i is the
-// worker (0, 1, ...) that takes step i. It is [concurrent.Schedule]: its Token
-// prints it in run-length form, "A2B2A", and Preemptions counts its context
-// switches.
-//
-// Deprecated: use concurrent.Schedule.
-type Schedule = concurrent.Schedule
-
-// ParseSchedule reads a schedule token, "A2B2A" or "AABBA" (the counts are
-// optional); the empty token is the empty schedule.
-//
-// Deprecated: use concurrent.ParseSchedule.
-func ParseSchedule(token string) (concurrent.Schedule, error) {
-	if token == "" {
-		return concurrent.Schedule{}, nil
-	}
-	return concurrent.ParseSchedule(token)
-}
-
 // Chooser makes the choices of a scheduler from a rapid.T, one labelled draw
 // per choice, so rapid shrinks an interleaving toward fewer context switches:
 // at every step it first draws whether to preempt the running worker (a

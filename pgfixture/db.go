@@ -81,8 +81,8 @@ func (s *Server) createDB(ctx context.Context, schema Schema, extra int, what st
 		if extra == 0 {
 			return db, nil, nil
 		}
-		if s.budget.tryAcquire(extra) {
-			return db, &slots{b: s.budget, n: extra}, nil
+		if s.room.tryAcquire(extra) {
+			return db, &slots{b: s.room, n: extra}, nil
 		}
 		// Waiting for extra while holding the warm database's connections
 		// could wait on another caller doing the same: hand it back (the
@@ -103,9 +103,9 @@ func (s *Server) createDB(ctx context.Context, schema Schema, extra int, what st
 	}
 	var mine *slots
 	if extra > 0 {
-		mine = &slots{b: s.budget, n: extra}
+		mine = &slots{b: s.room, n: extra}
 	}
-	own := &slots{b: s.budget, n: controlPoolConns}
+	own := &slots{b: s.room, n: controlPoolConns}
 	if db := s.takeIdle(hash); db != nil { // handed back while this call waited
 		own.release()
 		return db, mine, nil
@@ -258,7 +258,7 @@ func (db *DB) shut(ctx context.Context, keep bool) error {
 	return nil
 }
 
-// shutDetached is shut(ctx, false) for the budget's bookkeeping: it runs even
+// shutDetached is shut(ctx, false) for the room's bookkeeping: it runs even
 // when the caller's context has ended, bounded by closeTimeout. An error
 // leaves the database for Server.Close.
 func (db *DB) shutDetached(ctx context.Context) {
@@ -326,7 +326,7 @@ func (s *Server) recycle(ctx context.Context, db *DB) bool {
 	s.mu.Lock()
 	full := s.closed || len(s.idle[hash]) >= maxIdlePerSchema
 	s.mu.Unlock()
-	if full || s.budget.waiting() || db.Reset(ctx) != nil {
+	if full || s.room.waiting() || db.Reset(ctx) != nil {
 		return false
 	}
 	db.mu.Lock()
@@ -355,7 +355,7 @@ func (s *Server) recycle(ctx context.Context, db *DB) bool {
 func (s *Server) putIdle(ctx context.Context, db *DB) {
 	hash := db.schema.Hash()
 	s.mu.Lock()
-	if s.closed || s.budget.waiting() {
+	if s.closed || s.room.waiting() {
 		s.mu.Unlock()
 		db.shutDetached(ctx)
 		return
@@ -382,7 +382,7 @@ func (s *Server) takeIdle(hash string) *DB {
 
 // dropOneIdle drops one warm database (the longest idle of some schema),
 // which gives its control pool's connections back, and reports whether
-// there was one. It is the connection budget's reclaim: requests that have
+// there was one. It is the connection room's reclaim: requests that have
 // to wait call it first.
 func (s *Server) dropOneIdle() bool {
 	s.mu.Lock()

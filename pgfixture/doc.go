@@ -7,7 +7,7 @@
 //	func TestMain(m *testing.M) { os.Exit(pgfixture.Main(m)) }
 //
 //	var schema = pgfixture.FS(os.DirFS("migrations")) // or pgfixture.SQL("CREATE TABLE ...", ...),
-//	                                                  // pgfixture.Goose(fsys), pgfixture.GolangMigrate(fsys)
+//	                                                  // goosemigrator.New(fsys), golangmigrator.New(fsys)
 //
 //	func TestJob(t *testing.T) {
 //		t.Parallel()
@@ -59,13 +59,18 @@
 //     refuses a directory that looks like goose's ("-- +goose Up") or
 //     golang-migrate's (*.up.sql, *.down.sql), whose down migrations it
 //     would run, with an error that names the right migrator.
-//   - [Goose]: goose (github.com/pressly/goose/v3) through its Provider:
-//     the Up sections of the SQL files, and Go migrations (passed, or in
-//     goose's global registry). Their code cannot be hashed, only their
-//     versions and file names: bump the version to rebuild the template.
-//   - [GolangMigrate]: golang-migrate (github.com/golang-migrate/migrate/v4)
-//     through its iofs source and pgx/v5 driver: the up migrations in
-//     version order.
+//
+// Two packages of their own add the migrators of two tools, so that only
+// their users compile them:
+//
+//   - pgfixture/goosemigrator: goose (github.com/pressly/goose/v3) through
+//     its Provider: the Up sections of the SQL files, and Go migrations
+//     (passed, or in goose's global registry). Their code cannot be hashed,
+//     only their versions and file names: bump the version to rebuild the
+//     template.
+//   - pgfixture/golangmigrator: golang-migrate
+//     (github.com/golang-migrate/migrate/v4) through its iofs source and
+//     pgx/v5 driver: the up migrations in version order.
 //
 // [Migrations] chains migrators (a Schema among them contributes its own),
 // e.g. a library's tables and then the app's goose migrations; a Schema is
@@ -74,13 +79,6 @@
 // connections at a time and must close them before returning. A read error
 // (a missing directory, a goose directory handed to FS) makes CreateDB fail
 // before any database is created.
-//
-// goose and golang-migrate are compiled into pgfixture, their core packages
-// only (goose's provider, golang-migrate's iofs source and pgx/v5 driver):
-// 22 packages, no database driver but pgx, about 3 MB more in a test
-// binary. They are required by the twicekit module itself, and Go's pruned
-// module graph keeps the rest of their dependencies (other databases'
-// drivers, cloud SDKs) out of a user's build.
 //
 // # Databases
 //
@@ -123,27 +121,8 @@
 // the max_connections to set ([ErrConnectionLimit]). A connection PostgreSQL refuses anyway (others
 // connected since) fails with an error that says so ([ErrTooManyClients]).
 //
-// # Index
+// # Environment
 //
-// Server: [Shared], [Main], [StartLocal], [Server.Mode], [Server.URL],
-// [Server.CreateDB], [Server.Close].
-//
-// Connections: [Server.CreateDBReserving], [Server.ReserveConnections],
-// [Server.ExplainRefused], [ControlPoolConns], [ErrConnectionLimit], [ErrTooManyClients].
-//
-// Schemas: [SQL], [FS], [Goose], [GolangMigrate], [Migrations] (several
-// migrators in order, e.g. River's — twiceriver.Migrations() — then the
-// app's), [Migrator],
-// [Schema.Hash], [Schema.Migrate].
-//
-// Databases: [New], [TB], [DB.Name], [DB.URL], [DB.ConnConfig], [DB.Pool],
-// [DB.Reset], [DB.Snapshot], [DB.Close].
-//
-// Snapshots: [Snapshot], [Snapshot.Tables], [Snapshot.Rows],
-// [Snapshot.String], [Snapshot.ColumnType], [NewSnapshot], [Row],
-// [IgnoreColumns], [KeepVolatile], [Normalize],
-// [Schemas], [ExcludeRows], [Diff], [TableDiff], [FormatDiff].
-//
-// Environment: TWICE_POSTGRES, TWICE_DATABASE_URL, TWICE_POSTGRES_IMAGE,
-// TWICE_KEEP_DB.
+// TWICE_POSTGRES, TWICE_DATABASE_URL and TWICE_POSTGRES_IMAGE choose the
+// server, as above. TWICE_KEEP_DB=1 keeps every test's database.
 package pgfixture

@@ -99,7 +99,7 @@ func newServerFromDSN(ctx context.Context, mode, adminDSN string, stop func(cont
 		pool.Close()
 		return fail(sc.Error(fmt.Errorf("querying the connection limit of %s: %w", configURL(cfg), err)))
 	}
-	s.budget = newConnBudget(s.limit.room(), s.dropOneIdle)
+	s.room = newConnRoom(s.limit.room(), s.dropOneIdle)
 	if err := s.dropStale(cctx); err != nil {
 		pool.Close()
 		return fail(sc.Error(err))

@@ -7,7 +7,6 @@ import (
 	"os"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
-	"github.com/pressly/goose/v3"
 
 	"github.com/twicekit/twicekit/pgfixture"
 )
@@ -20,49 +19,14 @@ func tables(ctx context.Context, db *pgfixture.DB) string {
 	return names
 }
 
-func ExampleGoose() {
-	ctx := context.Background()
-	// A Go migration, next to the SQL files (00001_..., 00002_...): goose
-	// applies it as version 3. Migrations registered with
-	// goose.AddMigrationContext in init functions are applied too.
-	addNames := goose.NewGoMigration(3, &goose.GoFunc{RunTx: func(ctx context.Context, tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, "ALTER TABLE customers ADD COLUMN name text")
-		return err
-	}}, nil)
-	schema := pgfixture.Goose(os.DirFS("testdata/goose"), addNames)
-
-	srv, _ := pgfixture.Shared(ctx)
-	db, err := srv.CreateDB(ctx, schema)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	defer db.Close(ctx, false)
-	fmt.Println(tables(ctx, db)) // only the Up sections ran
-	// Output: customers goose_db_version orders
-}
-
-func ExampleGolangMigrate() {
-	ctx := context.Background()
-	schema := pgfixture.GolangMigrate(os.DirFS("testdata/golangmigrate")) // 000001_x.up.sql, 000001_x.down.sql, ...
-
-	srv, _ := pgfixture.Shared(ctx)
-	db, err := srv.CreateDB(ctx, schema)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	defer db.Close(ctx, false)
-	fmt.Println(tables(ctx, db)) // only the up files ran
-	// Output: customers orders schema_migrations
-}
-
 func ExampleMigrations() {
 	ctx := context.Background()
-	// The tables of a library first, then the app's goose migrations.
+	// The tables of a library first, then the app's migrations (a
+	// directory of *.sql files here; goosemigrator.New or
+	// golangmigrator.New for those tools' directories).
 	schema := pgfixture.Migrations(
 		pgfixture.SQL("CREATE TABLE jobs (id bigserial PRIMARY KEY, kind text NOT NULL)"),
-		pgfixture.Goose(os.DirFS("testdata/goose")),
+		pgfixture.FS(os.DirFS("testdata/app")),
 	)
 
 	srv, _ := pgfixture.Shared(ctx)
@@ -73,16 +37,16 @@ func ExampleMigrations() {
 	}
 	defer db.Close(ctx, false)
 	fmt.Println(tables(ctx, db))
-	// Output: customers goose_db_version jobs orders
+	// Output: customers jobs orders
 }
 
 func ExampleFS_otherTools() {
 	ctx := context.Background()
 	srv, _ := pgfixture.Shared(ctx)
 	// FS would run goose's Down sections too: it refuses.
-	_, err := srv.CreateDB(ctx, pgfixture.FS(os.DirFS("testdata/goose")))
+	_, err := srv.CreateDB(ctx, pgfixture.FS(os.DirFS("goosemigrator/testdata/goose")))
 	fmt.Println(err)
-	// Output: pgfixture: migrations look like goose's (00001_create_customers.sql has "-- +goose Up"): use pgfixture.Goose(fsys), which applies only the Up sections
+	// Output: pgfixture: migrations look like goose's (00001_create_customers.sql has "-- +goose Up"): use goosemigrator.New(fsys) (package github.com/twicekit/twicekit/pgfixture/goosemigrator), which applies only the Up sections
 }
 
 // stamp is a migrator of one's own: anything that can build its part of
@@ -124,7 +88,7 @@ func ExampleMigrator() {
 func ExampleSchema_Migrate() {
 	// A Schema is a Migrator: apply it to a database of your own, e.g. to
 	// build a development database with the schema the tests use.
-	schema := pgfixture.Migrations(pgfixture.SQL("CREATE TABLE a (id int)"), pgfixture.Goose(os.DirFS("migrations")))
+	schema := pgfixture.Migrations(pgfixture.SQL("CREATE TABLE a (id int)"), pgfixture.FS(os.DirFS("migrations")))
 	if url := os.Getenv("DEV_DATABASE_URL"); url != "" {
 		if err := schema.Migrate(context.Background(), url); err != nil {
 			fmt.Println(err)

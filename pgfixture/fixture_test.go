@@ -647,17 +647,6 @@ func TestOwnerParsing(t *testing.T) {
 	assert.False(t, ok)
 }
 
-func TestLineCol(t *testing.T) {
-	t.Parallel()
-	line, col, text := lineCol("ab\ncdé\nfg", 7)
-	assert.Equal(t, 2, line)
-	assert.Equal(t, 4, col)
-	assert.Equal(t, "cdé", text)
-	line, col, _ = lineCol("x", 1)
-	assert.Equal(t, 1, line)
-	assert.Equal(t, 1, col)
-}
-
 func TestSchemaHash(t *testing.T) {
 	t.Parallel()
 	assert.Equal(t, SQL("a", "b").Hash(), SQL("a", "b").Hash())

@@ -16,6 +16,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/twicekit/twicekit/internal/longtest"
 )
 
 func needLocalBins(t *testing.T) {
@@ -143,6 +145,7 @@ func TestLocalClusterDiesWithTheProcess(t *testing.T) {
 		fmt.Printf("DIR %s %d\n", dir, postmasterPID(t, dir))
 		os.Exit(0) // no Close
 	}
+	longtest.Skip(t, "starts a child test process with its own cluster")
 	// Not parallel: another test's startLocal would remove the stale
 	// directory before this test looks at it.
 	needLocalBins(t)

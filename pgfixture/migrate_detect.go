@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/twicekit/twicekit/internal/migration"
 )
 
 // gooseAnnotation matches goose's annotations, e.g. "-- +goose Up".
@@ -12,26 +14,26 @@ var gooseAnnotation = regexp.MustCompile(`(?mi)^[ \t]*--[ \t]*\+goose[ \t]+(Up|D
 // otherToolsFiles returns an error naming the right migrator when migs
 // (sorted by name) look like another tool's, whose files FS would misapply:
 // goose's Down sections, golang-migrate's *.down.sql files.
-func otherToolsFiles(migs []migration) error {
+func otherToolsFiles(migs []migration.File) error {
 	var up, down string
 	for _, m := range migs {
 		switch {
-		case down == "" && strings.HasSuffix(m.name, ".down.sql"):
-			down = m.name
-		case up == "" && strings.HasSuffix(m.name, ".up.sql"):
-			up = m.name
+		case down == "" && strings.HasSuffix(m.Name, ".down.sql"):
+			down = m.Name
+		case up == "" && strings.HasSuffix(m.Name, ".up.sql"):
+			up = m.Name
 		}
 	}
 	switch {
 	case down != "":
-		return fmt.Errorf("pgfixture: migrations look like golang-migrate's (%s is a down migration): use pgfixture.GolangMigrate(fsys), which applies only the *.up.sql files, in order", down)
+		return fmt.Errorf("pgfixture: migrations look like golang-migrate's (%s is a down migration): use golangmigrator.New(fsys) (package github.com/twicekit/twicekit/pgfixture/golangmigrator), which applies only the *.up.sql files, in order", down)
 	case up != "":
-		return fmt.Errorf("pgfixture: migrations look like golang-migrate's (%s is an up migration): use pgfixture.GolangMigrate(fsys), which applies only the *.up.sql files, in order", up)
+		return fmt.Errorf("pgfixture: migrations look like golang-migrate's (%s is an up migration): use golangmigrator.New(fsys) (package github.com/twicekit/twicekit/pgfixture/golangmigrator), which applies only the *.up.sql files, in order", up)
 	}
 	for _, m := range migs {
-		if loc := gooseAnnotation.FindStringIndex(m.sql); loc != nil {
-			return fmt.Errorf("pgfixture: migrations look like goose's (%s has %q): use pgfixture.Goose(fsys), which applies only the Up sections",
-				m.name, strings.TrimSpace(m.sql[loc[0]:loc[1]]))
+		if loc := gooseAnnotation.FindStringIndex(m.SQL); loc != nil {
+			return fmt.Errorf("pgfixture: migrations look like goose's (%s has %q): use goosemigrator.New(fsys) (package github.com/twicekit/twicekit/pgfixture/goosemigrator), which applies only the Up sections",
+				m.Name, strings.TrimSpace(m.SQL[loc[0]:loc[1]]))
 		}
 	}
 	return nil

@@ -2,7 +2,6 @@ package pgfixture
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"os"
 	"strings"
@@ -10,136 +9,27 @@ import (
 	"testing/fstest"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/pressly/goose/v3"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/twicekit/twicekit/internal/migration"
 )
-
-// addNames is a goose Go migration (version 3): it adds a column and a row.
-func addNames() *goose.Migration {
-	return goose.NewGoMigration(3,
-		&goose.GoFunc{RunTx: func(ctx context.Context, tx *sql.Tx) error {
-			_, err := tx.ExecContext(ctx, `ALTER TABLE customers ADD COLUMN name text;
-				INSERT INTO customers (email, name) VALUES ('ann@example.com', 'Ann')`)
-			return err
-		}},
-		&goose.GoFunc{RunTx: func(ctx context.Context, tx *sql.Tx) error {
-			_, err := tx.ExecContext(ctx, `CREATE TABLE down_ran (version int); ALTER TABLE customers DROP COLUMN name`)
-			return err
-		}})
-}
-
-// columns lists every table of the public schema with its columns and
-// types, in order: "customers(id bigint, email text)".
-func columns(t *testing.T, pool *pgxpool.Pool) []string {
-	t.Helper()
-	rows, err := pool.Query(context.Background(), `
-		SELECT c.table_name || '(' || string_agg(c.column_name || ' ' || c.data_type, ', ' ORDER BY c.ordinal_position) || ')'
-		FROM information_schema.columns c
-		JOIN information_schema.tables t USING (table_schema, table_name)
-		WHERE c.table_schema = 'public' AND t.table_type = 'BASE TABLE'
-		GROUP BY c.table_name ORDER BY c.table_name`)
-	require.NoError(t, err)
-	var out []string
-	for rows.Next() {
-		var s string
-		require.NoError(t, rows.Scan(&s))
-		out = append(out, s)
-	}
-	require.NoError(t, rows.Err())
-	return out
-}
-
-func TestGooseAppliesUpSectionsAndGoMigrations(t *testing.T) {
-	t.Parallel()
-	db := New(t, Goose(os.DirFS("testdata/goose"), addNames()))
-	assert.Equal(t, []string{
-		"customers(id bigint, email text, name text)",
-		"goose_db_version(id integer, version_id bigint, is_applied boolean, tstamp timestamp without time zone)",
-		"orders(id bigint, customer_id bigint, total numeric)",
-	}, columns(t, db.Pool()), "Up sections and the Go migration ran; no Down section did (no down_ran table)")
-	assert.Equal(t, "Ann <ann@example.com>", scalar[string](t, db.Pool(), "SELECT name || ' <' || email || '>' FROM customers"))
-	assert.Equal(t, "0 1 2 3", scalar[string](t, db.Pool(), "SELECT string_agg(version_id::text, ' ' ORDER BY version_id) FROM goose_db_version WHERE is_applied"))
-	assert.Equal(t, 1, scalar[int](t, db.Pool(), "SELECT count(*) FROM pg_proc WHERE proname = 'order_total'"), "a StatementBegin/End block ran")
-}
-
-func TestGolangMigrateAppliesUpFilesOnly(t *testing.T) {
-	t.Parallel()
-	db := New(t, GolangMigrate(os.DirFS("testdata/golangmigrate")))
-	assert.Equal(t, []string{
-		"customers(id bigint, email text)",
-		"orders(id bigint, customer_id bigint, total numeric)",
-		"schema_migrations(version bigint, dirty boolean)",
-	}, columns(t, db.Pool()), "the up files ran in order; no down file did (no down_ran table)")
-	assert.Equal(t, "ann@example.com", scalar[string](t, db.Pool(), "SELECT email FROM customers"))
-	assert.Equal(t, "2 false", scalar[string](t, db.Pool(), "SELECT version || ' ' || dirty FROM schema_migrations"))
-}
 
 func TestFSRefusesOtherToolsDirectories(t *testing.T) {
 	t.Parallel()
 	ctx := ctxT(t)
 	srv := sharedT(t)
-	_, err := srv.CreateDB(ctx, FS(os.DirFS("testdata/goose")))
-	require.EqualError(t, err, `pgfixture: migrations look like goose's (00001_create_customers.sql has "-- +goose Up"): use pgfixture.Goose(fsys), which applies only the Up sections`)
-	_, err = srv.CreateDB(ctx, FS(os.DirFS("testdata/golangmigrate")))
-	require.EqualError(t, err, `pgfixture: migrations look like golang-migrate's (000001_create_customers.down.sql is a down migration): use pgfixture.GolangMigrate(fsys), which applies only the *.up.sql files, in order`)
+	_, err := srv.CreateDB(ctx, FS(os.DirFS("goosemigrator/testdata/goose")))
+	require.EqualError(t, err, `pgfixture: migrations look like goose's (00001_create_customers.sql has "-- +goose Up"): use goosemigrator.New(fsys) (package github.com/twicekit/twicekit/pgfixture/goosemigrator), which applies only the Up sections`)
+	_, err = srv.CreateDB(ctx, FS(os.DirFS("golangmigrator/testdata/golangmigrate")))
+	require.EqualError(t, err, `pgfixture: migrations look like golang-migrate's (000001_create_customers.down.sql is a down migration): use golangmigrator.New(fsys) (package github.com/twicekit/twicekit/pgfixture/golangmigrator), which applies only the *.up.sql files, in order`)
 	_, err = srv.CreateDB(ctx, FS(fstest.MapFS{"1_init.up.sql": {Data: []byte("CREATE TABLE a ();")}}))
-	require.EqualError(t, err, `pgfixture: migrations look like golang-migrate's (1_init.up.sql is an up migration): use pgfixture.GolangMigrate(fsys), which applies only the *.up.sql files, in order`)
+	require.EqualError(t, err, `pgfixture: migrations look like golang-migrate's (1_init.up.sql is an up migration): use golangmigrator.New(fsys) (package github.com/twicekit/twicekit/pgfixture/golangmigrator), which applies only the *.up.sql files, in order`)
 	// Through Migrations too, and New says it through Fatalf.
 	ftb := &fakeTB{name: "TestX"}
-	ftb.run(func() { New(ftb, Migrations(SQL("CREATE TABLE a ();"), FS(os.DirFS("testdata/goose")))) })
+	ftb.run(func() { New(ftb, Migrations(SQL("CREATE TABLE a ();"), FS(os.DirFS("goosemigrator/testdata/goose")))) })
 	assert.True(t, ftb.failed)
 	assert.Contains(t, strings.Join(ftb.logs, "\n"), `pgfixture: migrations look like goose's (00001_create_customers.sql has "-- +goose Up")`)
-}
-
-func TestMigrationsComposeSQLAndGoose(t *testing.T) {
-	t.Parallel()
-	schema := Migrations(
-		SQL("CREATE TABLE settings (key text PRIMARY KEY, value text NOT NULL)"),
-		Goose(os.DirFS("testdata/goose"), addNames()),
-		SQL("INSERT INTO settings SELECT 'customers', count(*)::text FROM customers"),
-	)
-	db := New(t, schema)
-	assert.Equal(t, []string{
-		"customers(id bigint, email text, name text)",
-		"goose_db_version(id integer, version_id bigint, is_applied boolean, tstamp timestamp without time zone)",
-		"orders(id bigint, customer_id bigint, total numeric)",
-		"settings(key text, value text)",
-	}, columns(t, db.Pool()))
-	assert.Equal(t, "1", scalar[string](t, db.Pool(), "SELECT value FROM settings WHERE key = 'customers'"), "the last SQL ran after goose")
-}
-
-func TestBrokenGooseMigrationNamesFile(t *testing.T) {
-	t.Parallel()
-	ctx := ctxT(t)
-	srv := sharedT(t)
-	_, err := srv.CreateDB(ctx, Goose(os.DirFS("testdata/goose_broken")))
-	require.EqualError(t, err, "pgfixture: 00002_add_name.sql:2:39: ERROR: type \"txet\" does not exist (SQLSTATE 42704)\n"+
-		"\tALTER TABLE customers ADD COLUMN name txet;\n"+
-		"\t                                      ^")
-
-	fail := goose.NewGoMigration(7, &goose.GoFunc{RunTx: func(context.Context, *sql.Tx) error {
-		return errors.New("no backfill source")
-	}}, nil)
-	_, err = srv.CreateDB(ctx, Goose(nil, fail))
-	require.EqualError(t, err, `pgfixture: goose Go migration 7 failed: no backfill source`)
-
-	// What goose cannot read fails before any database is made.
-	_, err = srv.CreateDB(ctx, Goose(fstest.MapFS{"README.md": {Data: []byte("x")}}))
-	require.EqualError(t, err, `pgfixture: goose: no migrations found`)
-}
-
-func TestBrokenGolangMigrateMigrationNamesFileAndPosition(t *testing.T) {
-	t.Parallel()
-	ctx := ctxT(t)
-	srv := sharedT(t)
-	_, err := srv.CreateDB(ctx, GolangMigrate(os.DirFS("testdata/golangmigrate_broken")))
-	require.EqualError(t, err, "pgfixture: 000002_add_name.up.sql:3:21: ERROR: type \"txet\" does not exist (SQLSTATE 42704)\n"+
-		"\t    ADD COLUMN name txet;\n"+
-		"\t                    ^")
-	_, err = srv.CreateDB(ctx, GolangMigrate(fstest.MapFS{"001_init.sql": {Data: []byte("x")}}))
-	require.EqualError(t, err, `pgfixture: golang-migrate: no up migrations (NNN_name.up.sql) at the root of the migrations FS`)
 }
 
 // countingMigrator is a migrator of the caller's own.
@@ -153,7 +43,7 @@ func (m countingMigrator) Migrate(ctx context.Context, url string) error {
 	if m.err != nil {
 		return m.err
 	}
-	db, err := openSQL(url)
+	db, err := migration.OpenSQL(url)
 	if err != nil {
 		return err
 	}
@@ -175,86 +65,15 @@ func TestCustomMigrator(t *testing.T) {
 
 func TestMigratorHashes(t *testing.T) {
 	t.Parallel()
-	dir := func(name string) fstest.MapFS {
-		m := fstest.MapFS{}
-		files, err := os.ReadDir("testdata/" + name)
-		require.NoError(t, err)
-		for _, f := range files {
-			b, err := os.ReadFile("testdata/" + name + "/" + f.Name())
-			require.NoError(t, err)
-			m[f.Name()] = &fstest.MapFile{Data: b}
-		}
-		return m
-	}
-	g := Goose(os.DirFS("testdata/goose"), addNames())
-	assert.Equal(t, g.Hash(), Goose(dir("goose"), addNames()).Hash(), "same content, same hash")
-	assert.NotEqual(t, g.Hash(), Goose(os.DirFS("testdata/goose")).Hash(), "without the Go migration")
-	changed := dir("goose")
-	changed["00002_create_orders.sql"] = &fstest.MapFile{Data: append([]byte("-- v2\n"), changed["00002_create_orders.sql"].Data...)}
-	assert.NotEqual(t, g.Hash(), Goose(changed, addNames()).Hash(), "changed content, new hash")
-	readme := dir("goose")
-	readme["README.md"] = &fstest.MapFile{Data: []byte("other")}
-	assert.Equal(t, g.Hash(), Goose(readme, addNames()).Hash(), "a file goose ignores is not hashed")
-
-	m := GolangMigrate(os.DirFS("testdata/golangmigrate"))
-	assert.Equal(t, m.Hash(), GolangMigrate(dir("golangmigrate")).Hash())
-	down := dir("golangmigrate")
-	down["000002_create_orders.down.sql"] = &fstest.MapFile{Data: []byte("DROP TABLE orders CASCADE;")}
-	assert.Equal(t, m.Hash(), GolangMigrate(down).Hash(), "down files are not applied, so not hashed")
-	up := dir("golangmigrate")
-	up["000003_index.up.sql"] = &fstest.MapFile{Data: []byte("CREATE INDEX ON orders (customer_id);")}
-	assert.NotEqual(t, m.Hash(), GolangMigrate(up).Hash())
-
-	a := Migrations(SQL("CREATE TABLE a ()"), g)
-	assert.Equal(t, a.Hash(), Migrations(SQL("CREATE TABLE a ()"), Goose(dir("goose"), addNames())).Hash())
-	assert.NotEqual(t, a.Hash(), Migrations(g, SQL("CREATE TABLE a ()")).Hash(), "order counts")
-	assert.NotEqual(t, a.Hash(), Migrations(SQL("CREATE TABLE b ()"), g).Hash())
+	c := countingMigrator{version: "1"}
+	a := Migrations(SQL("CREATE TABLE a ()"), c)
+	assert.Equal(t, a.Hash(), Migrations(SQL("CREATE TABLE a ()"), countingMigrator{version: "1"}).Hash())
+	assert.NotEqual(t, a.Hash(), Migrations(c, SQL("CREATE TABLE a ()")).Hash(), "order counts")
+	assert.NotEqual(t, a.Hash(), Migrations(SQL("CREATE TABLE b ()"), c).Hash())
+	assert.NotEqual(t, a.Hash(), Migrations(SQL("CREATE TABLE a ()"), countingMigrator{version: "2"}).Hash())
 	assert.Equal(t, SQL("x").Hash(), Migrations(SQL("x")).Hash(), "one migrator: its own hash")
-	assert.Equal(t, a.Hash(), Migrations(Migrations(SQL("CREATE TABLE a ()")), Migrations(g)).Hash(), "nested schemas flatten")
-	assert.NotEqual(t, g.Hash(), m.Hash())
-	assert.Len(t, g.Hash(), 64)
-}
-
-// TestMigratorTemplatesAreCached: a second database of the same goose
-// schema is cloned from the template, not migrated again.
-func TestMigratorTemplatesAreCached(t *testing.T) {
-	t.Parallel()
-	runs := 0
-	once := goose.NewGoMigration(41, &goose.GoFunc{RunTx: func(ctx context.Context, tx *sql.Tx) error {
-		runs++
-		_, err := tx.ExecContext(ctx, "CREATE TABLE cached (id int)")
-		return err
-	}}, nil)
-	schema := Goose(nil, once)
-	New(t, schema)
-	New(t, schema)
-	assert.Equal(t, 1, runs)
-}
-
-// TestGooseGlobalRegistry: Go migrations registered in goose's global
-// registry (as a migrations package's init functions do) run too, here one
-// outside a transaction. Not parallel: the registry is global.
-func TestGooseGlobalRegistry(t *testing.T) {
-	goose.AddNamedMigrationNoTxContext("00003_add_names.go",
-		func(ctx context.Context, db *sql.DB) error {
-			_, err := db.ExecContext(ctx, `ALTER TABLE customers ADD COLUMN name text;
-				INSERT INTO customers (email, name) VALUES ('bob@example.com', 'Bob')`)
-			return err
-		},
-		func(ctx context.Context, db *sql.DB) error {
-			_, err := db.ExecContext(ctx, `CREATE TABLE down_ran (version int)`)
-			return err
-		})
-	t.Cleanup(goose.ResetGlobalMigrations)
-	schema := Goose(os.DirFS("testdata/goose"))
-	assert.NotEqual(t, Goose(os.DirFS("testdata/goose"), addNames()).Hash(), schema.Hash(), "the Go migration's file name is hashed")
-	db := New(t, schema)
-	assert.Equal(t, []string{
-		"customers(id bigint, email text, name text)",
-		"goose_db_version(id integer, version_id bigint, is_applied boolean, tstamp timestamp without time zone)",
-		"orders(id bigint, customer_id bigint, total numeric)",
-	}, columns(t, db.Pool()))
-	assert.Equal(t, "Bob <bob@example.com>", scalar[string](t, db.Pool(), "SELECT name || ' <' || email || '>' FROM customers"))
+	assert.Equal(t, a.Hash(), Migrations(Migrations(SQL("CREATE TABLE a ()")), Migrations(c)).Hash(), "nested schemas flatten")
+	assert.Len(t, a.Hash(), 64)
 }
 
 func TestDatabaseURL(t *testing.T) {

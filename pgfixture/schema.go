@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io/fs"
 	"sort"
+
+	"github.com/twicekit/twicekit/internal/migration"
 )
 
 // Migrator builds a schema on an empty database.
@@ -34,16 +36,12 @@ type Schema struct {
 	hash  string
 }
 
-// loader is a built-in migrator that reads its migrations when it is made:
-// a read error makes CreateDB fail before any database is created.
-type loader interface{ loadErr() error }
-
 // SQL returns a Schema of the given migrations, applied in order; errors name
 // them "migration 1", "migration 2", ...
 func SQL(migrations ...string) Schema {
-	migs := make([]migration, len(migrations))
+	migs := make([]migration.File, len(migrations))
 	for i, m := range migrations {
-		migs[i] = migration{name: fmt.Sprintf("migration %d", i+1), sql: m}
+		migs[i] = migration.File{Name: fmt.Sprintf("migration %d", i+1), SQL: m}
 	}
 	return Migrations(newSQLMigrator(migs, nil))
 }
@@ -53,14 +51,14 @@ func SQL(migrations ...string) Schema {
 // CreateDB (and makes New fail). FS refuses a directory that looks like
 // goose's (a "-- +goose Up" annotation) or golang-migrate's (*.up.sql and
 // *.down.sql files), whose down migrations it would run: the error names
-// [Goose] or [GolangMigrate].
+// the right migrator (package goosemigrator or golangmigrator).
 func FS(fsys fs.FS) Schema {
 	names, err := fs.Glob(fsys, "*.sql")
 	if err != nil {
 		return Migrations(newSQLMigrator(nil, fmt.Errorf("pgfixture: listing migrations: %w", err)))
 	}
 	sort.Strings(names)
-	var migs []migration
+	var migs []migration.File
 	var errs []error
 	for _, n := range names {
 		b, err := fs.ReadFile(fsys, n)
@@ -68,7 +66,7 @@ func FS(fsys fs.FS) Schema {
 			errs = append(errs, fmt.Errorf("pgfixture: reading migration %s: %w", n, err))
 			continue
 		}
-		migs = append(migs, migration{name: n, sql: string(b)})
+		migs = append(migs, migration.File{Name: n, SQL: string(b)})
 	}
 	if len(names) == 0 {
 		errs = append(errs, errors.New("pgfixture: no *.sql files at the root of the migrations FS"))
@@ -107,8 +105,10 @@ func Migrations(ms ...Migrator) Schema {
 			}
 			steps = append(steps, m.steps...)
 		default:
-			if l, ok := m.(loader); ok && l.loadErr() != nil {
-				errs = append(errs, l.loadErr())
+			// A built-in migrator's read error fails CreateDB before any
+			// database is created.
+			if err, _ := migration.LoadErr(m); err != nil {
+				errs = append(errs, err)
 			}
 			steps = append(steps, m)
 		}
@@ -156,7 +156,7 @@ func (s Schema) Migrate(ctx context.Context, url string) error {
 		if err == nil {
 			continue
 		}
-		if _, builtin := m.(loader); builtin {
+		if _, builtin := migration.LoadErr(m); builtin {
 			return err
 		}
 		return fmt.Errorf("pgfixture: migrator %d of %d (%T) failed: %w", i+1, len(s.steps), m, err)

@@ -38,7 +38,7 @@ type Server struct {
 
 	limit   connLimit // what max_connections leaves for pgfixture, measured at start (under limitMu)
 	limitMu sync.Mutex
-	budget  *connBudget // the connections of limit.room(), reserved by fixture databases and callers
+	room    *connRoom // the connections of limit.room(), reserved by fixture databases and callers
 
 	seq atomic.Int64
 

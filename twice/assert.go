@@ -50,8 +50,8 @@ func assertWatched(tb TB, fail func(string, ...any), job Job, opts []Option, w w
 	if pub.verbose {
 		logProviderOnce(tb)
 	}
-	if len(rep.Nondeterministic) > 0 && pub.verbose {
-		tb.Logf("%s", nondeterministicLine(rep))
+	if len(rep.Varying) > 0 && pub.verbose {
+		tb.Logf("%s", varyingLine(rep))
 	}
 	if rep.KeptDatabase != "" {
 		tb.Logf("twice: kept the check's database for inspection: %s%s", rep.KeptDatabase, rep.keptNote)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/twicekit/twicekit/concurrent"
 	"github.com/twicekit/twicekit/internal/sched"
 )
 
@@ -70,27 +69,6 @@ func ParseBudget(name string) (Budget, error) {
 // run unless this option is given.
 func WithBudget(b Budget) Option {
 	return optionFunc(func(c *config) { c.conc.budget = &b })
-}
-
-// ConcurrencyBudget bounds how many interleavings the concurrent scenarios
-// explore.
-//
-// Deprecated: use WithBudget with QuickBudget, DefaultBudget, ThoroughBudget
-// or a Budget of your own. A concurrent.Budget named like a twice budget
-// keeps that budget's caps; another one has none, as before.
-func ConcurrencyBudget(b concurrent.Budget) Option {
-	return optionFunc(func(c *config) {
-		tb, err := ParseBudget(b.Name)
-		if err != nil {
-			tb = Budget{Name: b.Name}
-		}
-		// As before, rapid's draws follow the flags, not this option.
-		if flags, err := flagBudget(); err == nil {
-			tb.RapidScenarios = flags.RapidScenarios
-		}
-		tb.Interleavings, tb.Depth = b.Runs, max(b.Depth, 1)
-		c.conc.budget = &tb
-	})
 }
 
 // validate says what is wrong with a budget of one's own.

@@ -3,8 +3,6 @@ package twice
 import (
 	"strings"
 	"testing"
-
-	"github.com/twicekit/twicekit/concurrent"
 )
 
 func TestBudgetsHaveOneVocabulary(t *testing.T) {
@@ -17,29 +15,7 @@ func TestBudgetsHaveOneVocabulary(t *testing.T) {
 	if _, err := ParseBudget("huge"); err == nil || err.Error() != `twice: unknown budget "huge": use one of quick, default, thorough` {
 		t.Errorf("ParseBudget(huge): %v", err)
 	}
-	// The deprecated option keeps a named budget's caps, and gives a budget
-	// of one's own none, as before.
-	for _, tc := range []struct {
-		old  concurrent.Budget
-		want Budget
-	}{
-		{concurrent.Quick, QuickBudget},
-		{concurrent.Default, DefaultBudget},
-		{concurrent.Thorough, ThoroughBudget},
-	} {
-		cfg := newConfig([]Option{ConcurrencyBudget(tc.old)})
-		flags, _ := flagBudget()
-		tc.want.RapidScenarios = flags.RapidScenarios // rapid's draws follow the flags, as before
-		if got, err := cfg.conc.resolveBudget(); err != nil || got != tc.want {
-			t.Errorf("ConcurrencyBudget(%s) = %+v, %v; want %+v", tc.old.Name, got, err, tc.want)
-		}
-	}
-	cfg := newConfig([]Option{ConcurrencyBudget(concurrent.Budget{Name: "tiny", Runs: 5, Depth: 2})})
-	got, err := cfg.conc.resolveBudget()
-	if err != nil || got.Interleavings != 5 || got.Depth != 2 || got.CrashPoints != 0 || got.InterleavedPoints != 0 {
-		t.Errorf("ConcurrencyBudget(tiny) = %+v, %v", got, err)
-	}
-	cfg = newConfig([]Option{WithBudget(Budget{Name: "bad", CrashPoints: -1})})
+	cfg := newConfig([]Option{WithBudget(Budget{Name: "bad", CrashPoints: -1})})
 	if _, err := cfg.conc.resolveBudget(); err == nil || !strings.Contains(err.Error(), `budget "bad" has a negative cap`) {
 		t.Errorf("a negative cap: %v", err)
 	}
@@ -60,12 +36,5 @@ func TestBudgetBoundsTheSampledInterleavings(t *testing.T) {
 	}
 	if got := (Budget{Name: "crashes only", CrashPoints: 50}).explore(5); got.Runs != 100 {
 		t.Errorf("a budget without Interleavings: %+v, want the default's 100 runs", got)
-	}
-	// The deprecated concurrent budgets say the same as twice's.
-	for _, b := range Budgets() {
-		old, err := concurrent.ParseBudget(b.Name)
-		if err != nil || old.Runs != b.Interleavings || old.Depth != b.Depth {
-			t.Errorf("concurrent's %s budget = %+v, twice's = %+v: keep them equal", b.Name, old, b)
-		}
 	}
 }

@@ -34,9 +34,9 @@ type Finding struct {
 
 // compare checks a scenario against the reference run. Values that differ
 // between two clean runs compare by shape and print as placeholders
-// (volatile.go).
+// (varying.go).
 func compare(ref, sr *ScenarioRun, cfg *config) *Finding {
-	sh := ref.shapes
+	sh := ref.varyingSet
 	want, got := sh.canon(ref), sh.canon(sr)
 	f := &Finding{
 		Scenario: sr.Scenario,

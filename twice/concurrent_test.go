@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/twicekit/twicekit/effects"
+	"github.com/twicekit/twicekit/internal/longtest"
 	"github.com/twicekit/twicekit/pgfixture"
 	"github.com/twicekit/twicekit/twice"
 )
@@ -172,9 +173,7 @@ func TestCheckThenActIsFlaggedInEveryRun(t *testing.T) {
 	text := first.String()
 	require.Contains(t, text, "not idempotent: overlap after point 2 of 5")
 	require.Contains(t, text, "+ (customer_id=77, order_id=9812, reason='order_reward', points=50)")
-	if testing.Short() {
-		t.Skip("-short: one run, not fifty")
-	}
+	longtest.Skip(t, "one run, not fifty")
 	// Fifty whole checks (each on its own database), five at a time.
 	reports := make([]string, 50)
 	var wg sync.WaitGroup

@@ -12,9 +12,9 @@ import (
 // every scenario differs in it, and the report prints the times as
 // placeholders.
 func ExampleExactValues() {
-	job := freshJob("ship order 11", shipGuardedSQL)
+	job := varyingJob("ship order 11", shipGuardedSQL)
 	rep := twice.Check(context.Background(), job, twice.WithoutConcurrency("an example"))
-	fmt.Println("by shape:", rep.OK(), rep.Nondeterministic)
+	fmt.Println("by shape:", rep.OK(), rep.Varying)
 
 	rep = twice.Check(context.Background(), job, twice.ExactValues(), twice.Only("sequential"))
 	f := rep.Findings[0]

@@ -15,16 +15,6 @@ var (
 	budgetFlag = flag.String("twice.budget", "", "how much a check explores: `quick`, default or thorough (-short means quick); env TWICE_BUDGET")
 )
 
-// Budget names, as -twice.budget and TWICE_BUDGET spell them.
-//
-// Deprecated: use QuickBudget.Name, DefaultBudget.Name and
-// ThoroughBudget.Name (or the Budget values themselves, with WithBudget).
-const (
-	BudgetQuick    = "quick"
-	BudgetDefault  = "default"
-	BudgetThorough = "thorough"
-)
-
 // budgetSetting is the budget named by -twice.budget, else TWICE_BUDGET
 // (with where it came from, for errors), or "" when neither is set.
 func budgetSetting() (name, from string) {

@@ -41,7 +41,7 @@ func TestAssertFailsWithTheReport(t *testing.T) {
 		{"mark_then_send", ordersJob("invoice: mark, then send", markThenSend), []twice.Option{twice.Normalize("invoices.email_sent_at", setOrNull)}},
 		{"panics", loyaltyJob("panics", panics), nil},
 		{"background_context", loyaltyJob("background ctx", backgroundContext), nil},
-		{"unguarded_now", freshJob("ship order 11, unguarded", shipUnguardedSQL), nil},
+		{"unguarded_now", varyingJob("ship order 11, unguarded", shipUnguardedSQL), nil},
 		{"email_with_now", shipAndEmail(false), []twice.Option{twice.WithoutConcurrency("sequential is enough")}},
 	}
 	for _, c := range cases {

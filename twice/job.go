@@ -24,8 +24,8 @@ type Job struct {
 	// Seed inserts the data every scenario starts from, in one transaction on
 	// a database in the migrated state. Nil: the migrated state as it is.
 	Seed func(ctx context.Context, tx pgx.Tx) error
-	// Run is one delivery of the job. It must use ctx and the handles of a
-	// for every statement and effect call: that is how the check sees its
+	// Run is one delivery of the job. Every statement and effect call must
+	// use ctx and the handles of the Attempt: that is how the check sees its
 	// points. A non-nil error asks the queue to deliver the job again.
 	Run func(ctx context.Context, a *Attempt) error
 }
@@ -46,10 +46,10 @@ func SeedSQL(statements ...string) func(ctx context.Context, tx pgx.Tx) error {
 // Jobs must use these handles and the context they were given. A statement
 // or effect call made with another context is refused and reported
 // ([ProblemForeignContext]). A connection the job opens on its own to the
-// check's database is reported too ([ProblemForeignSession], with the
-// [Session]); a pool built with pgxpool.NewWithConfig(ctx, a.Pool.Config())
-// is not its own: it stays seen. An effect of the job's own kind (an SMS, a
-// published message) goes through [Attempt.Effect].
+// check's database is reported ([ProblemForeignSession]). A pool built with
+// pgxpool.NewWithConfig(ctx, a.Pool.Config()) is not the job's own: the
+// check sees it. An effect of another kind (an SMS, a published message)
+// goes through [Attempt.Effect].
 type Attempt struct {
 	// JobID is the queue's ID of the job. Redeliveries keep it; a producer
 	// that enqueued the same payload twice gives the copy another ID.
@@ -66,23 +66,18 @@ type Attempt struct {
 	Mailer *effects.Mailer
 	// Webhooks posts webhooks to a sink without deduplication.
 	Webhooks *effects.WebhookSink
-	// HTTP is an ordinary *http.Client whose requests are points of the
-	// attempt, routed by host: to the payment provider at Payments, and to
-	// the fakes mounted with HTTPHost. A request to any other host fails
-	// with an error naming it: a check never reaches the network.
+	// HTTP is an *http.Client whose requests are points of the attempt. It
+	// routes by host: Payments to the payment provider, other hosts to the
+	// fakes mounted with HTTPHost. A request to any other host fails with an
+	// error that names it; a check never reaches the network.
 	HTTP *http.Client
 	// Payments is the base URL of a fake payment provider in Stripe's
-	// dialect (effects.ProviderURL, http://payments.twice.test: HTTP routes
-	// it to the fake, served over real HTTP on loopback; the name keeps the
-	// loopback port out of everything a report prints):
-	// POST to any /v1/... path (/v1/payouts, /v1/refunds, /v1/charges,
-	// /v1/payment_intents, ...), JSON or form-encoded bodies (so stripe-go
-	// works when its backend URL is Payments and its HTTP client is HTTP),
-	// Stripe-shaped objects with ids numbered per scenario (po_000001,
-	// re_000001), errors in Stripe's shape, and Idempotency-Key semantics as
-	// Stripe documents them (same key and request: the first response again,
-	// with Idempotent-Replayed: true; same key, other request: 422; keys
-	// remembered 24h on the check's clock). See effects.Provider.
+	// dialect, http://payments.twice.test (effects.ProviderURL). HTTP routes
+	// it to the fake; the name keeps the loopback port out of reports. It
+	// serves POST to any /v1/... path, with JSON or form-encoded bodies, so
+	// stripe-go works with this URL as its backend and HTTP as its client.
+	// Its Idempotency-Key semantics are Stripe's, with keys remembered for
+	// 24h on the check's clock. effects.Provider documents the rest.
 	Payments string
 
 	clock    func() time.Time

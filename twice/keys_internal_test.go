@@ -75,9 +75,9 @@ func TestKeyAliasesRewriteACopyOfTheRun(t *testing.T) {
 }
 
 // What a verbose test logs about values that differ between clean runs.
-func TestNondeterministicLine(t *testing.T) {
-	rep := &Report{Job: "ship order 11", Nondeterministic: []string{"orders.shipped_at", "users.token"}}
-	if got, want := nondeterministicLine(rep), "twice: ship order 11: compared by shape (they differ between two clean runs): orders.shipped_at, users.token"; got != want {
+func TestVaryingLine(t *testing.T) {
+	rep := &Report{Job: "ship order 11", Varying: []string{"orders.shipped_at", "users.token"}}
+	if got, want := varyingLine(rep), "twice: ship order 11: compared by shape (they differ between two clean runs): orders.shipped_at, users.token"; got != want {
 		t.Fatalf("got %q, want %q", got, want)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
+	"github.com/twicekit/twicekit/internal/longtest"
 	"github.com/twicekit/twicekit/pgfixture"
 	"github.com/twicekit/twicekit/twice"
 )
@@ -50,9 +51,7 @@ func TestAKilledCheckLeavesNothingTheNextRunUses(t *testing.T) {
 	if os.Getenv(envKillChild) != "" {
 		t.Skip("a child does not start children")
 	}
-	if testing.Short() {
-		t.Skip("-short: starts two test processes")
-	}
+	longtest.Skip(t, "starts two test processes")
 	// A server of this test's own: on a shared one, another test binary's
 	// start could drop the dead child's databases before the next run does.
 	ctx, srv := privateServer(t)

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
+	"github.com/twicekit/twicekit/internal/longtest"
 	"github.com/twicekit/twicekit/twice"
 )
 
@@ -43,7 +44,8 @@ func crashTokens(tokens []string) []string {
 // TestBudgetsThinLongJobs: under quick a long job's crash and overlap points
 // are thinned deterministically, keeping the transaction boundaries and the
 // first and last points; the report says what was left out; thorough runs
-// every point (so does a budget of one's own); a bug the sequential scenarios see is flagged either way.
+// every point (so does a budget of one's own; with TWICE_LONG_TESTS=1); a bug
+// the sequential scenarios see is flagged either way.
 func TestBudgetsThinLongJobs(t *testing.T) {
 	t.Parallel()
 	quick := twice.WithBudget(twice.QuickBudget)
@@ -55,6 +57,13 @@ func TestBudgetsThinLongJobs(t *testing.T) {
 	}, crashTokens(rep.Tokens()))
 	require.True(t, strings.HasSuffix(rep.String(), "\nthe quick budget ran crashes before 12 of 30 points and overlaps at 6 of 29 points (transaction boundaries, effects, the first and last points, and others spread evenly); -twice.budget=thorough runs them all"), rep.String())
 
+	broken := twice.Check(context.Background(), ledgerInOneTransaction(true), quick)
+	require.False(t, broken.OK())
+	require.Equal(t, "sequential", broken.Findings[0].Token)
+
+	if !longtest.Enabled() {
+		return // the rest checks the same job twice more (60 scenarios)
+	}
 	again := twice.Check(context.Background(), ledgerInOneTransaction(false), quick)
 	require.Equal(t, rep.Tokens(), again.Tokens(), "the choice is deterministic")
 
@@ -64,8 +73,4 @@ func TestBudgetsThinLongJobs(t *testing.T) {
 	require.True(t, all.OK(), all.String())
 	require.Len(t, crashTokens(all.Tokens()), 30+1+29)
 	require.NotContains(t, all.String(), "budget ran")
-
-	broken := twice.Check(context.Background(), ledgerInOneTransaction(true), quick)
-	require.False(t, broken.OK())
-	require.Equal(t, "sequential", broken.Findings[0].Token)
 }

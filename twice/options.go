@@ -34,7 +34,7 @@ type config struct {
 	// progress, when set, follows the scenario running (AssertIdempotent
 	// watches it for long checks and go test's -timeout).
 	progress     *progress
-	exactValues  bool // ExactValues: volatile.go
+	exactValues  bool // ExactValues: varying.go
 	oneReference bool // no second clean run (only the benchmark that measures it)
 	// pick, when set, chooses which of the planned scenarios run (a rapid
 	// check draws them); nil runs them all.
@@ -103,14 +103,6 @@ func ExcludeRows(table, condition string) Option {
 // Schemas sets the schemas compared (default "public").
 func Schemas(names ...string) Option {
 	return snapshotOption(pgfixture.Schemas(names...))
-}
-
-// SnapshotOptions passes pgfixture's snapshot options to the database
-// comparison.
-//
-// Deprecated: use IgnoreColumns, Normalize, ExcludeRows and Schemas.
-func SnapshotOptions(opts ...pgfixture.SnapshotOption) Option {
-	return optionFunc(func(c *config) { c.snapshot = append(c.snapshot, opts...) })
 }
 
 func snapshotOption(o pgfixture.SnapshotOption) Option {

@@ -30,18 +30,6 @@ import (
 // failing cases while it shrinks. Replay the shrunk case with TWICE_KEEP_DB=1
 // to keep one.
 
-// RapidScenarios is how many of a check's planned scenarios one rapid check
-// draws under the named budget: 1 for quick (and -short), 3 for default,
-// every one for thorough (0 here: nothing is drawn, every scenario runs).
-// rapid's own -rapid.checks keeps its meaning: how many inputs a property
-// draws.
-//
-// Deprecated: use ParseBudget(name) and its RapidScenarios.
-func RapidScenarios(budget string) (int, error) {
-	b, err := ParseBudget(budget)
-	return b.RapidScenarios, err
-}
-
 // rapidOptions returns the options that make a check inside rapid.Check
 // draw its scenarios from rt; none when tb is not a *rapid.T.
 func rapidOptions(tb TB) []Option {

@@ -28,11 +28,11 @@ type Report struct {
 	// KeptDatabase is the masked URL of the database kept for a failed check
 	// (see KeepFailedDatabase); empty when none was kept.
 	KeptDatabase string
-	// Nondeterministic lists the columns ("orders.shipped_at") and effect
+	// Varying lists the columns ("orders.shipped_at") and effect
 	// words whose values differ between two clean runs of the job: they are
 	// compared by shape and printed as placeholders (see ExactValues). A
 	// verbose test (-v) logs them.
-	Nondeterministic []string
+	Varying []string
 
 	// Reference is the clean run every scenario is compared with (nil when
 	// the check could not run it).

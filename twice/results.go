@@ -36,7 +36,7 @@ type ScenarioRun struct {
 	Sessions []Session
 
 	numbers      map[string]int
-	shapes       *shapes       // the reference's: what differs between two clean runs (volatile.go)
+	varyingSet   *varyingSet   // the reference's: what differs between two clean runs (varying.go)
 	interleaving *interleaving // what the scheduler did in a concurrent scenario
 }
 

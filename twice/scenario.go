@@ -54,16 +54,6 @@ const (
 	Overlap
 )
 
-// The kinds' old names, kept for one release.
-const (
-	// Deprecated: use AckLost (the token stays "sequential").
-	Sequential = AckLost
-	// Deprecated: use Redrive.
-	LateRedriveScenario = Redrive
-	// Deprecated: use Interleaved (the token stays "concurrent:…").
-	Concurrent = Interleaved
-)
-
 // Scenario is one way a queue delivers the job.
 type Scenario struct {
 	Kind ScenarioKind

@@ -67,10 +67,3 @@ func TestTokensThatAreNotScenarios(t *testing.T) {
 		}
 	}
 }
-
-// The deprecated names are the kinds they were renamed to.
-func TestDeprecatedKindNames(t *testing.T) {
-	if Sequential != AckLost || LateRedriveScenario != Redrive || Concurrent != Interleaved {
-		t.Fatal("a deprecated kind name no longer names its kind")
-	}
-}

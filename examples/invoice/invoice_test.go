@@ -49,7 +49,7 @@ func TestNowIsComparedByShape(t *testing.T) {
 	t.Parallel()
 	rep := check(t, invoice.GuardedJob(), invoice.AtMostOnce, twice.WithoutConcurrency("the sequential scenarios show it"))
 	require.True(t, rep.OK(), rep.String())
-	require.Equal(t, []string{"invoices.email_sent_at"}, rep.Nondeterministic)
+	require.Equal(t, []string{"invoices.email_sent_at"}, rep.Varying)
 }
 
 // With twice.ExactValues() every scenario differs from the reference run in

@@ -6,6 +6,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/twicekit/twicekit/examples/internal/shop"
 	"github.com/twicekit/twicekit/examples/processedjobs"
 	"github.com/twicekit/twicekit/generators"
 	"github.com/twicekit/twicekit/twice"
@@ -19,7 +20,7 @@ func TestByOrderIDProperty(t *testing.T) {
 			CustomerID: generators.IDsBetween(1, 1000).Draw(rt, "customer"),
 			OrderID:    generators.IDs().Draw(rt, "order"),
 		}
-		points := rapid.IntRange(0, generators.MaxPoints).Draw(rt, "points")
+		points := rapid.IntRange(0, shop.MaxPoints).Draw(rt, "points")
 		twice.AssertIdempotent(rt, twice.Job{
 			Name:   "processed_jobs: keyed by order",
 			Schema: processedjobs.Schema,

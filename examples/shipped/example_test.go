@@ -13,7 +13,7 @@ import (
 func ExampleShipGuardedJob() {
 	rep := twice.Check(context.Background(), shipped.ShipGuardedJob())
 	fmt.Println("idempotent:", rep.OK())
-	fmt.Println("compared by shape:", rep.Nondeterministic)
+	fmt.Println("compared by shape:", rep.Varying)
 	// Output:
 	// idempotent: true
 	// compared by shape: [orders.shipped_at]

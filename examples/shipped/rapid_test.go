@@ -10,6 +10,7 @@ import (
 
 	"github.com/twicekit/twicekit/examples/shipped"
 	"github.com/twicekit/twicekit/generators"
+	"github.com/twicekit/twicekit/internal/longtest"
 	"github.com/twicekit/twicekit/twice"
 )
 
@@ -67,9 +68,7 @@ func setFlag(t *testing.T, name, value string) {
 // replays with the same text, so a report that printed now() would stop it
 // at the first failing order; placeholders let it reach order 1.
 func TestRapidShrinksAJobWritingNow(t *testing.T) {
-	if testing.Short() {
-		t.Skip("shrinking replays the check many times")
-	}
+	longtest.Skip(t, "shrinking replays the check many times")
 	for name, value := range map[string]string{"rapid.nofailfile": "true", "rapid.seed": "1411", "rapid.checks": "20", "rapid.shrinktime": "2m", "twice.budget": "quick"} {
 		setFlag(t, name, value)
 	}

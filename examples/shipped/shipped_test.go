@@ -31,7 +31,7 @@ func TestUnguardedNowIsFlaggedAndPrintsNoTime(t *testing.T) {
 	t.Parallel()
 	rep := check(t, shipped.ShipCountingJob())
 	require.Equal(t, []string{"sequential", "crash@end", "duplicate-enqueue"}, story.Sequential(rep), rep.String())
-	require.Equal(t, []string{"orders.shipped_at"}, rep.Nondeterministic)
+	require.Equal(t, []string{"orders.shipped_at"}, rep.Varying)
 	require.Equal(t, "orders:\n"+
 		"  - (id=11, status='shipped', shipped_at=‹time 1›, ship_count=1)\n"+
 		"  + (id=11, status='shipped', shipped_at=‹time 2›, ship_count=2)\n",

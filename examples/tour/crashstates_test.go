@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/twicekit/twicekit/internal/longtest"
 	"github.com/twicekit/twicekit/pgfixture"
 	"github.com/twicekit/twicekit/twice"
 )
@@ -14,9 +15,7 @@ import (
 // The findings must be the same, scenario for scenario and word for word;
 // the log says how many scenarios the cache saved on each story.
 func TestCrashStatesNeverChangeAVerdict(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: checks every story twice")
-	}
+	longtest.Skip(t, "checks every story twice")
 	srv, err := pgfixture.Shared(t.Context())
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/twicekit/twicekit/examples/internal/story"
+	"github.com/twicekit/twicekit/internal/longtest"
 	"github.com/twicekit/twicekit/pgfixture"
 	"github.com/twicekit/twicekit/twice"
 )
@@ -19,7 +20,7 @@ import (
 // many times with -determinism.runs=1 and -determinism.out, and compares the
 // files across processes.
 var (
-	determinismRuns = flag.Int("determinism.runs", 0, "how many times TestEveryCheckIsDeterministic runs each story's check in this process (default 20, 3 under -race)")
+	determinismRuns = flag.Int("determinism.runs", 0, "how many times TestEveryCheckIsDeterministic runs each story's check in this process (default 2; with TWICE_LONG_TESTS=1, 20, or 3 under -race)")
 	determinismOut  = flag.String("determinism.out", "", "write every story's verdict and report text (from the first run) to this `file`, for comparison across processes")
 )
 
@@ -28,16 +29,15 @@ var (
 const determinismSeed = 1
 
 // TestEveryCheckIsDeterministic runs the check of every story form
-// -determinism.runs times (20; 3 under -race, where .ci/determinism covers
-// the rest) and requires the same verdict, the same
+// -determinism.runs times (2; with TWICE_LONG_TESTS=1, 20, or 3 under -race,
+// where .ci/determinism covers the rest) and requires the same verdict, the same
 // report text and the same JSON report, byte for byte, every time; the JSON
 // must follow docs/report-schema.json.
 func TestEveryCheckIsDeterministic(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: the determinism check runs every story's check 20 times")
-	}
 	runs := *determinismRuns
 	switch {
+	case runs == 0 && !longtest.Enabled():
+		runs = 2
 	case runs == 0 && raceDetector:
 		runs = 3
 	case runs == 0:

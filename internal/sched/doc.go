@@ -32,8 +32,7 @@
 // point k, B runs to the end, A resumes.
 //
 // The rule: what a user calls directly is exported by package concurrent
-// (Schedule and its tokens, ParseSchedule, Letter, Interleavings, and the
-// deprecated budgets); the named budgets are twice's (twice.Budget, which
+// (Schedule and its tokens, ParseSchedule, Letter, Interleavings); the named budgets are twice's (twice.Budget, which
 // twice turns into a [Budget] for [Explore]); everything here is the engine
 // twice drives. A public
 // concurrent.Schedule becomes a chooser by conversion: Replay(s).

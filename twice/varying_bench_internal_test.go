@@ -44,7 +44,7 @@ func BenchmarkSecondReference(b *testing.B) {
 }
 
 // BenchmarkShapeCompare is the comparison alone, by shape and exactly, of
-// a table of n rows each holding a fresh uuid and a fresh time.
+// a table of n rows each holding a varying uuid and a varying time.
 func BenchmarkShapeCompare(b *testing.B) {
 	for _, n := range []int{10, 1000} {
 		run := func(seed int) *ScenarioRun {
@@ -56,9 +56,9 @@ func BenchmarkShapeCompare(b *testing.B) {
 			return &ScenarioRun{Snapshot: pgfixture.NewSnapshot(map[string][]pgfixture.Row{"t": rows})}
 		}
 		a, c := run(1), run(2)
-		sh := detectShapes(a, run(3), [2]time.Time{}, [2]time.Time{})
+		sh := detectVarying(a, run(3), [2]time.Time{}, [2]time.Time{})
 		sh.ref = sh.canon(a)
-		a.shapes = sh
+		a.varyingSet = sh
 		b.Run(fmt.Sprintf("rows=%d/shape", n), func(b *testing.B) {
 			for b.Loop() {
 				if f := compare(a, c, newConfig(nil)); f != nil {
@@ -67,11 +67,11 @@ func BenchmarkShapeCompare(b *testing.B) {
 			}
 		})
 		b.Run(fmt.Sprintf("rows=%d/exact", n), func(b *testing.B) {
-			a.shapes = nil
+			a.varyingSet = nil
 			for b.Loop() {
 				pgfixture.Diff(a.Snapshot, c.Snapshot)
 			}
-			a.shapes = sh
+			a.varyingSet = sh
 		})
 	}
 }

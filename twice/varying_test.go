@@ -19,7 +19,7 @@ import (
 // Jobs that write values no two clean runs share: now(), gen_random_uuid(),
 // time.Now() and random uuids made in Go.
 
-var freshSchema = pgfixture.SQL(`
+var varyingSchema = pgfixture.SQL(`
 CREATE TABLE orders (
   id         bigint PRIMARY KEY,
   status     text   NOT NULL,
@@ -32,11 +32,11 @@ CREATE TABLE signups (id bigserial PRIMARY KEY, email text NOT NULL, token uuid 
 CREATE TABLE events (name text PRIMARY KEY, at timestamptz NOT NULL, ref text NOT NULL);
 CREATE TABLE event_log (id bigserial PRIMARY KEY, name text NOT NULL, at timestamptz NOT NULL, ref text NOT NULL);`)
 
-var freshSeed = twice.SeedSQL(`INSERT INTO orders (id, status, shipped_at, ship_count) VALUES
+var varyingSeed = twice.SeedSQL(`INSERT INTO orders (id, status, shipped_at, ship_count) VALUES
   (11, 'paid', NULL, 0), (10, 'shipped', '2026-10-01 08:00:00+00', 1)`)
 
-func freshJob(name string, sql ...string) twice.Job {
-	return twice.Job{Name: name, Schema: freshSchema, Seed: freshSeed, Run: func(ctx context.Context, a *twice.Attempt) error {
+func varyingJob(name string, sql ...string) twice.Job {
+	return twice.Job{Name: name, Schema: varyingSchema, Seed: varyingSeed, Run: func(ctx context.Context, a *twice.Attempt) error {
 		return pgx.BeginFunc(ctx, a.Pool, func(tx pgx.Tx) error {
 			for _, q := range sql {
 				if _, err := tx.Exec(ctx, q); err != nil {
@@ -84,15 +84,15 @@ func noRawValues(t *testing.T, text string) {
 
 func TestGuardedNowPassesWithNoOptions(t *testing.T) {
 	t.Parallel()
-	rep, tokens := findingTokens(t, freshJob("ship order 11", shipGuardedSQL), twice.EveryCrashPoint())
+	rep, tokens := findingTokens(t, varyingJob("ship order 11", shipGuardedSQL), twice.EveryCrashPoint())
 	require.Empty(t, tokens, rep.String())
-	require.Equal(t, []string{"orders.shipped_at"}, rep.Nondeterministic)
+	require.Equal(t, []string{"orders.shipped_at"}, rep.Varying)
 	require.Equal(t, []string{"sequential", "crash@1", "crash@2", "crash@3", "crash@end", "duplicate-enqueue"}, withoutConcurrent(rep.Tokens()))
 }
 
 func TestUnguardedNowIsFlaggedWithoutRawTimes(t *testing.T) {
 	t.Parallel()
-	rep, tokens := findingTokens(t, freshJob("ship order 11, unguarded", shipUnguardedSQL))
+	rep, tokens := findingTokens(t, varyingJob("ship order 11, unguarded", shipUnguardedSQL))
 	require.Equal(t, []string{"sequential", "crash@end", "duplicate-enqueue", "overlap@1"}, tokens)
 	noRawValues(t, rep.String())
 	require.Equal(t, "orders:\n"+
@@ -103,14 +103,14 @@ func TestUnguardedNowIsFlaggedWithoutRawTimes(t *testing.T) {
 
 func TestRandomUUIDUnderANaturalKeyPasses(t *testing.T) {
 	t.Parallel()
-	rep, tokens := findingTokens(t, freshJob("sign up ann", signupKeySQL))
+	rep, tokens := findingTokens(t, varyingJob("sign up ann", signupKeySQL))
 	require.Empty(t, tokens, rep.String())
-	require.Equal(t, []string{"users.token"}, rep.Nondeterministic)
+	require.Equal(t, []string{"users.token"}, rep.Varying)
 }
 
 func TestRandomUUIDWithoutANaturalKeyIsFlaggedWithoutRawUUIDs(t *testing.T) {
 	t.Parallel()
-	rep, tokens := findingTokens(t, freshJob("sign up ann, no key", signupNoKeySQL))
+	rep, tokens := findingTokens(t, varyingJob("sign up ann, no key", signupNoKeySQL))
 	require.Equal(t, []string{"sequential", "crash@end", "duplicate-enqueue", "overlap@1"}, tokens)
 	noRawValues(t, rep.String())
 	require.Equal(t, "signups:\n"+
@@ -120,14 +120,14 @@ func TestRandomUUIDWithoutANaturalKeyIsFlaggedWithoutRawUUIDs(t *testing.T) {
 
 func TestOneUUIDInTwoTablesComparesConsistently(t *testing.T) {
 	t.Parallel()
-	rep, tokens := findingTokens(t, freshJob("user and session", userAndSessionSQL))
+	rep, tokens := findingTokens(t, varyingJob("user and session", userAndSessionSQL))
 	require.Empty(t, tokens, rep.String())
-	require.Equal(t, []string{"sessions.token", "users.token"}, rep.Nondeterministic)
+	require.Equal(t, []string{"sessions.token", "users.token"}, rep.Varying)
 }
 
 func TestSwappingWhichRowGetsWhichUUIDIsAFinding(t *testing.T) {
 	t.Parallel()
-	rep, tokens := findingTokens(t, freshJob("users and sessions, wrong join", swapUsersSQL, swapSessionsSQL), twice.WithoutConcurrency("the swap is sequential"))
+	rep, tokens := findingTokens(t, varyingJob("users and sessions, wrong join", swapUsersSQL, swapSessionsSQL), twice.WithoutConcurrency("the swap is sequential"))
 	require.Equal(t, []string{"sequential", "crash@end", "duplicate-enqueue"}, tokens)
 	text := rep.String()
 	noRawValues(t, text)
@@ -162,7 +162,7 @@ func goValuesJob(name string, once bool) twice.Job {
 	if !once {
 		sql = `INSERT INTO event_log (name, at, ref) VALUES ('shipped', $1, $2)`
 	}
-	return twice.Job{Name: name, Schema: freshSchema, Seed: freshSeed, Run: func(ctx context.Context, a *twice.Attempt) error {
+	return twice.Job{Name: name, Schema: varyingSchema, Seed: varyingSeed, Run: func(ctx context.Context, a *twice.Attempt) error {
 		_, err := a.Pool.Exec(ctx, sql, time.Now(), newUUID())
 		return err
 	}}
@@ -172,7 +172,7 @@ func TestValuesMadeInGo(t *testing.T) {
 	t.Parallel()
 	rep, tokens := findingTokens(t, goValuesJob("event once", true))
 	require.Empty(t, tokens, rep.String())
-	require.Equal(t, []string{"events.at", "events.ref"}, rep.Nondeterministic)
+	require.Equal(t, []string{"events.at", "events.ref"}, rep.Varying)
 
 	rep, tokens = findingTokens(t, goValuesJob("event log", false), twice.WithoutConcurrency("sequential is enough"))
 	require.Equal(t, []string{"sequential", "crash@end", "duplicate-enqueue"}, tokens)
@@ -186,12 +186,12 @@ func TestValuesMadeInGo(t *testing.T) {
 // compares exactly and is not reported.
 func TestTheChecksClockComparesExactly(t *testing.T) {
 	t.Parallel()
-	job := twice.Job{Name: "ship at a.Now()", Schema: freshSchema, Seed: freshSeed, Run: func(ctx context.Context, a *twice.Attempt) error {
+	job := twice.Job{Name: "ship at a.Now()", Schema: varyingSchema, Seed: varyingSeed, Run: func(ctx context.Context, a *twice.Attempt) error {
 		_, err := a.Pool.Exec(ctx, `UPDATE orders SET status = 'shipped', shipped_at = $1, ship_count = ship_count + 1 WHERE id = 11`, a.Now())
 		return err
 	}}
 	rep, tokens := findingTokens(t, job, twice.WithoutConcurrency("sequential is enough"))
-	require.Empty(t, rep.Nondeterministic)
+	require.Empty(t, rep.Varying)
 	require.Equal(t, []string{"sequential", "crash@end", "duplicate-enqueue"}, tokens)
 	require.Equal(t, "orders:\n"+
 		"  - (id=11, status='shipped', shipped_at=2026-10-12T09:00:00Z, ship_count=1)\n"+
@@ -201,7 +201,7 @@ func TestTheChecksClockComparesExactly(t *testing.T) {
 
 func TestExactValuesComparesNowByValueAndHints(t *testing.T) {
 	t.Parallel()
-	rep, tokens := findingTokens(t, freshJob("ship order 11", shipGuardedSQL), twice.ExactValues(), twice.Only("sequential"))
+	rep, tokens := findingTokens(t, varyingJob("ship order 11", shipGuardedSQL), twice.ExactValues(), twice.Only("sequential"))
 	require.Equal(t, []string{"sequential"}, tokens)
 	f := rep.Findings[0]
 	require.Equal(t, "orders:\n"+
@@ -215,9 +215,9 @@ func TestExactValuesComparesNowByValueAndHints(t *testing.T) {
 
 	// IgnoreColumns and Normalize keep working with ExactValues and without.
 	for _, opt := range []twice.Option{twice.IgnoreColumns("orders.shipped_at"), twice.Normalize("orders.shipped_at", setOrNull)} {
-		rep, tokens = findingTokens(t, freshJob("ship order 11", shipGuardedSQL), opt, twice.ExactValues(), twice.WithoutConcurrency("sequential is enough"))
+		rep, tokens = findingTokens(t, varyingJob("ship order 11", shipGuardedSQL), opt, twice.ExactValues(), twice.WithoutConcurrency("sequential is enough"))
 		require.Empty(t, tokens, rep.String())
-		require.Empty(t, rep.Nondeterministic)
+		require.Empty(t, rep.Varying)
 	}
 }
 
@@ -225,11 +225,11 @@ func TestExactValuesComparesNowByValueAndHints(t *testing.T) {
 // day) is still the wall clock's: it is compared by shape.
 func TestTruncatedNowIsTheWallClocks(t *testing.T) {
 	t.Parallel()
-	rep, tokens := findingTokens(t, freshJob("ship order 11 today",
+	rep, tokens := findingTokens(t, varyingJob("ship order 11 today",
 		`UPDATE orders SET status = 'shipped', shipped_at = date_trunc('day', now()) WHERE id = 11 AND shipped_at IS NULL`),
 		twice.WithoutConcurrency("sequential is enough"))
 	require.Empty(t, tokens, rep.String())
-	require.Equal(t, []string{"orders.shipped_at"}, rep.Nondeterministic)
+	require.Equal(t, []string{"orders.shipped_at"}, rep.Varying)
 }
 
 // An email that carries the time the job wrote: the same value in the row
@@ -239,7 +239,7 @@ func shipAndEmail(guarded bool) twice.Job {
 	if !guarded {
 		sql = shipUnguardedSQL
 	}
-	return twice.Job{Name: "ship and email", Schema: freshSchema, Seed: freshSeed, Run: func(ctx context.Context, a *twice.Attempt) error {
+	return twice.Job{Name: "ship and email", Schema: varyingSchema, Seed: varyingSeed, Run: func(ctx context.Context, a *twice.Attempt) error {
 		var at time.Time
 		err := a.Pool.QueryRow(ctx, sql+` RETURNING shipped_at`).Scan(&at)
 		if err == pgx.ErrNoRows {
@@ -257,7 +257,7 @@ func TestAnEffectCarryingAFreshValue(t *testing.T) {
 	t.Parallel()
 	rep, tokens := findingTokens(t, shipAndEmail(true), twice.EffectPolicy("email", effects.AtMostOnce), twice.WithoutConcurrency("sequential is enough"))
 	require.Empty(t, tokens, rep.String())
-	require.Equal(t, []string{"orders.shipped_at", "email effect ann@example.com: word 8"}, rep.Nondeterministic)
+	require.Equal(t, []string{"orders.shipped_at", "email effect ann@example.com: word 8"}, rep.Varying)
 
 	rep, tokens = findingTokens(t, shipAndEmail(false), twice.WithoutConcurrency("sequential is enough"), twice.Only("sequential"))
 	require.Equal(t, []string{"sequential"}, tokens)
@@ -280,7 +280,7 @@ func TestAnEffectCarryingAFreshValue(t *testing.T) {
 // exactly.
 func TestATimeOnlyDifferenceGetsAHint(t *testing.T) {
 	t.Parallel()
-	job := twice.Job{Name: "ship at a.Now(), then email", Schema: freshSchema, Seed: freshSeed, Run: func(ctx context.Context, a *twice.Attempt) error {
+	job := twice.Job{Name: "ship at a.Now(), then email", Schema: varyingSchema, Seed: varyingSeed, Run: func(ctx context.Context, a *twice.Attempt) error {
 		if _, err := a.Pool.Exec(ctx, `UPDATE orders SET status = 'shipped', shipped_at = $1 WHERE id = 11`, a.Now()); err != nil {
 			return err
 		}

@@ -1,4 +1,14 @@
-package pgfixture
+// Package goosemigrator builds a pgfixture schema with goose
+// (github.com/pressly/goose/v3). It is a package of its own so that only
+// its users compile goose.
+//
+//	var schema = goosemigrator.New(os.DirFS("migrations"))
+//
+//	func TestJob(t *testing.T) {
+//		db := pgfixture.New(t, schema)
+//		// ...
+//	}
+package goosemigrator
 
 import (
 	"context"
@@ -18,10 +28,13 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/database"
+
+	"github.com/twicekit/twicekit/internal/migration"
+	"github.com/twicekit/twicekit/pgfixture"
 )
 
-// Goose returns a Schema of goose migrations (github.com/pressly/goose/v3),
-// applied by goose's own Provider: the *.sql files at the root of fsys, of
+// New returns a pgfixture.Schema of goose migrations, applied by goose's own
+// Provider: the *.sql files at the root of fsys, of
 // which goose runs only the Up sections, and Go migrations — those made
 // with [goose.NewGoMigration] and passed here, and those registered in
 // goose's global registry (goose.AddMigrationContext and friends, from the
@@ -35,24 +48,24 @@ import (
 // version, a .go file with no registered migration) makes CreateDB fail
 // with goose's reason; a failing migration's error names its file (with
 // the line and column of a SQL file's error) or its Go migration's version.
-func Goose(fsys fs.FS, goMigrations ...*goose.Migration) Schema {
-	return Migrations(newGooseMigrator(fsys, goMigrations))
+func New(fsys fs.FS, goMigrations ...*goose.Migration) pgfixture.Schema {
+	return pgfixture.Migrations(newMigrator(fsys, goMigrations))
 }
 
-type gooseMigrator struct {
+type migrator struct {
+	migration.Loaded
 	fsys  fs.FS
 	goMig []*goose.Migration
-	err   error
 	hash  string
 }
 
-func newGooseMigrator(fsys fs.FS, goMig []*goose.Migration) *gooseMigrator {
-	m := &gooseMigrator{fsys: fsys, goMig: goMig}
+func newMigrator(fsys fs.FS, goMig []*goose.Migration) *migrator {
+	m := &migrator{fsys: fsys, goMig: goMig}
 	h := sha256.New()
 	fmt.Fprintf(h, "goose\n")
 	// A provider on a database that is never opened lists the migrations
 	// goose would apply, as goose sees them.
-	db := sql.OpenDB(stdlib.GetConnector(*mustParseConfig()))
+	db := migration.Unopened()
 	p, err := m.provider(db)
 	if err == nil {
 		for _, src := range p.ListSources() {
@@ -62,24 +75,24 @@ func newGooseMigrator(fsys fs.FS, goMig []*goose.Migration) *gooseMigrator {
 			}
 			b, rerr := fs.ReadFile(fsys, src.Path)
 			if rerr != nil {
-				err = errors.Join(err, fmt.Errorf("pgfixture: goose: reading %s: %w", src.Path, rerr))
+				err = errors.Join(err, fmt.Errorf("goosemigrator: reading %s: %w", src.Path, rerr))
 				continue
 			}
 			fmt.Fprintf(h, "%d\n%s\n", len(b), b)
 		}
 	} else {
-		err = fmt.Errorf("pgfixture: goose: %w", err)
+		err = fmt.Errorf("goosemigrator: %w", err)
 	}
 	_ = db.Close()
 	if err != nil {
 		fmt.Fprintf(h, "error\n%s", err)
 	}
-	m.err = err
+	m.Err = err
 	m.hash = hex.EncodeToString(h.Sum(nil))
 	return m
 }
 
-func (m *gooseMigrator) provider(db *sql.DB) (*goose.Provider, error) {
+func (m *migrator) provider(db *sql.DB) (*goose.Provider, error) {
 	opts := []goose.ProviderOption{goose.WithLogger(goose.NopLogger())}
 	if len(m.goMig) > 0 {
 		opts = append(opts, goose.WithGoMigrations(m.goMig...))
@@ -87,16 +100,15 @@ func (m *gooseMigrator) provider(db *sql.DB) (*goose.Provider, error) {
 	return goose.NewProvider(database.DialectPostgres, db, m.fsys, opts...)
 }
 
-func (m *gooseMigrator) Hash() string   { return m.hash }
-func (m *gooseMigrator) loadErr() error { return m.err }
+func (m *migrator) Hash() string { return m.hash }
 
-func (m *gooseMigrator) Migrate(ctx context.Context, url string) error {
-	if m.err != nil {
-		return m.err
+func (m *migrator) Migrate(ctx context.Context, url string) error {
+	if m.Err != nil {
+		return m.Err
 	}
 	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
-		return fmt.Errorf("pgfixture: goose: %w", err)
+		return fmt.Errorf("goosemigrator: %w", err)
 	}
 	last := &lastQuery{}
 	cfg.Tracer = last
@@ -107,7 +119,7 @@ func (m *gooseMigrator) Migrate(ctx context.Context, url string) error {
 	db.SetMaxOpenConns(2)
 	p, err := m.provider(db)
 	if err != nil {
-		return fmt.Errorf("pgfixture: goose: %w", err)
+		return fmt.Errorf("goosemigrator: %w", err)
 	}
 	_, err = p.Up(ctx)
 	var partial *goose.PartialError
@@ -115,7 +127,7 @@ func (m *gooseMigrator) Migrate(ctx context.Context, url string) error {
 		return m.failed(partial, last.get())
 	}
 	if err != nil {
-		return fmt.Errorf("pgfixture: goose: %w", err)
+		return fmt.Errorf("goosemigrator: %w", err)
 	}
 	return nil
 }
@@ -124,7 +136,7 @@ func (m *gooseMigrator) Migrate(ctx context.Context, url string) error {
 // line and column when PostgreSQL gives a position in the failing
 // statement (stmt, found in the file as goose's parser cut it); a Go
 // migration by version.
-func (m *gooseMigrator) failed(partial *goose.PartialError, stmt string) error {
+func (m *migrator) failed(partial *goose.PartialError, stmt string) error {
 	src := partial.Failed.Source
 	name := path.Base(src.Path)
 	if src.Type == goose.TypeGo {
@@ -133,19 +145,19 @@ func (m *gooseMigrator) failed(partial *goose.PartialError, stmt string) error {
 		} else {
 			name = fmt.Sprintf("%d", src.Version)
 		}
-		return fmt.Errorf("pgfixture: goose Go migration %s failed: %w", name, partial.Err)
+		return fmt.Errorf("goosemigrator: Go migration %s failed: %w", name, partial.Err)
 	}
 	var pgErr *pgconn.PgError
 	b, rerr := fs.ReadFile(m.fsys, src.Path)
 	if rerr != nil || !errors.As(partial.Err, &pgErr) || pgErr.Position <= 0 || stmt == "" {
-		return migrationError(migration{name: name}, partial.Err)
+		return migration.Error("goosemigrator", migration.File{Name: name}, partial.Err)
 	}
 	file := string(b)
 	at := strings.Index(file, stmt)
 	if at < 0 {
-		return migrationError(migration{name: name}, partial.Err)
+		return migration.Error("goosemigrator", migration.File{Name: name}, partial.Err)
 	}
-	return migrationErrorAt(migration{name: name, sql: file}, partial.Err, utf8.RuneCountInString(file[:at])+int(pgErr.Position))
+	return migration.ErrorAt("goosemigrator", migration.File{Name: name, SQL: file}, partial.Err, utf8.RuneCountInString(file[:at])+int(pgErr.Position))
 }
 
 // lastQuery remembers the last statement that failed on a connection.

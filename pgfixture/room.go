@@ -1,10 +1,12 @@
 package pgfixture
 
 import (
+	"container/list"
 	"context"
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -114,30 +116,27 @@ type refusedError struct {
 func (e *refusedError) Error() string   { return e.msg }
 func (e *refusedError) Unwrap() []error { return []error{ErrTooManyClients, e.err} }
 
-// ReserveConnections reserves n of the connections the server has room for
-// (see below), for connections the caller is about to open to a fixture
-// database, and returns the function that gives them back; call it once
-// those connections are closed (calling it again does nothing). When the
-// connections are free it returns at once. When they are reserved by other
-// fixture databases and callers, it first drops warm idle databases (closed
-// ones kept for reuse) and then waits in line, first come first served,
-// until enough are given back or ctx is done. When n is more than the
-// server has room for at all, it fails at once with an error that names
-// the numbers and the fix (errors.Is(err, ErrConnectionLimit)). what names
-// the caller in that error, as the subject of "may open up to n
-// connections".
+// ReserveConnections reserves n connections of the server's room for
+// connections the caller is about to open to a fixture database. It returns
+// the function that gives them back; call it once those connections are
+// closed (calling it again does nothing). what names the caller in errors.
 //
-// The room is measured when the Server is made: max_connections, minus
-// superuser_reserved_connections (and reserved_connections), minus the
-// client connections others held then, minus pgfixture's admin pool (8).
-// Every fixture database holds 4 of it for its control pool while it lives,
-// warm and idle ones included.
+// Free connections are reserved at once. Otherwise it drops warm idle
+// databases first, then waits in line (first come, first served) until
+// enough are given back or ctx is done. When n is more than the whole room,
+// it fails at once with an error that names the numbers and the fix
+// (errors.Is(err, ErrConnectionLimit)).
 //
-// Do not call it while holding a reservation or a fixture database of the
-// same server that you mean to keep until it returns: two callers that each
-// hold some connections and wait for more can wait for each other. To get a
-// database and connections for it, use [Server.CreateDBReserving], which
-// reserves both at once.
+// The room is measured when the Server is made. It is max_connections,
+// minus the reserved connections (superuser_reserved_connections,
+// reserved_connections), minus the client connections others held then,
+// minus pgfixture's admin pool (8). Every fixture database holds 4 of it
+// for its control pool while it lives, warm and idle ones included.
+//
+// Do not call it while you hold a reservation or a fixture database of the
+// same server: two callers that each hold some and wait for more can wait
+// for each other. [Server.CreateDBReserving] reserves a database and its
+// connections at once.
 func (s *Server) ReserveConnections(ctx context.Context, n int, what string) (release func(), err error) {
 	if n <= 0 {
 		return func() {}, nil
@@ -152,20 +151,20 @@ func (s *Server) ReserveConnections(ctx context.Context, n int, what string) (re
 	return r.release, nil
 }
 
-// reserve takes n slots of the server's budget for what; detail, if not
+// reserve takes n slots of the server's room for what; detail, if not
 // empty, says in the error what the n are made of.
 func (s *Server) reserve(ctx context.Context, n int, what, detail string) (*slots, error) {
-	if n > s.budget.capacity() {
+	if n > s.room.capacity() {
 		s.remeasure(ctx)
-		if n > s.budget.capacity() {
+		if n > s.room.capacity() {
 			return nil, s.tooMany(n, what, detail)
 		}
 	}
-	if err := s.budget.acquire(ctx, n); err != nil {
+	if err := s.room.acquire(ctx, n); err != nil {
 		return nil, fmt.Errorf("pgfixture: %s gave up waiting for %d of the %d connections the server at %s has room for (%d were reserved by other fixture databases and checks): %w",
-			what, n, s.budget.capacity(), s.URL(), s.budget.inUse(), err)
+			what, n, s.room.capacity(), s.URL(), s.room.inUse(), err)
 	}
-	return &slots{b: s.budget, n: n}, nil
+	return &slots{b: s.room, n: n}, nil
 }
 
 // remeasure looks at the server again when a request is larger than the
@@ -183,10 +182,10 @@ func (s *Server) remeasure(ctx context.Context) {
 	}
 	s.limitMu.Lock()
 	defer s.limitMu.Unlock()
-	l.otherClients = max(l.otherClients-s.budget.inUse(), 0)
-	if l.room() > s.budget.capacity() {
+	l.otherClients = max(l.otherClients-s.room.inUse(), 0)
+	if l.room() > s.room.capacity() {
 		s.limit = l
-		s.budget.grow(l.room())
+		s.room.grow(l.room())
 	}
 }
 
@@ -233,6 +232,168 @@ func (s *Server) explainRefused(err error) error {
 		"(another test binary on the same server? go test runs packages in parallel); "+
 		"raise max_connections (postgres -c max_connections=N, or ALTER SYSTEM SET max_connections = N and restart the server), "+
 		"close the other clients, or run fewer checks at once (go test -parallel N, -p N)",
-		s.URL(), pgErr.Message, s.budget.capacity(), s.connLimit().explain())
+		s.URL(), pgErr.Message, s.room.capacity(), s.connLimit().explain())
 	return &refusedError{msg: s.scrub.String(msg + "; the error was: " + err.Error()), err: err}
+}
+
+// connRoom is a weighted semaphore over the connection slots of one
+// server that pgfixture and its callers may use. It is FIFO: a request that
+// cannot be met waits in line, and nobody overtakes it, so a large request
+// (a whole check's connections) is not starved by a stream of small ones
+// (fixture databases' control pools). Waiting respects the caller's context.
+type connRoom struct {
+	size int // slots in all (under mu); a request for more never fits
+
+	// reclaim, if set, frees slots held by something idle (warm fixture
+	// databases) and reports whether it freed any. A request that has to
+	// wait calls it until the request is met or nothing idle is left.
+	reclaim func() bool
+
+	mu      sync.Mutex
+	used    int
+	waiters list.List // of *roomWaiter, oldest first
+}
+
+type roomWaiter struct {
+	n     int
+	ready chan struct{} // closed once the slots are granted
+}
+
+func newConnRoom(size int, reclaim func() bool) *connRoom {
+	return &connRoom{size: max(size, 0), reclaim: reclaim}
+}
+
+// capacity is the slots in all.
+func (b *connRoom) capacity() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.size
+}
+
+// grow raises the slots in all to size (never lowers them) and grants the
+// waiters that now fit.
+func (b *connRoom) grow(size int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if size > b.size {
+		b.size = size
+		b.grantLocked()
+	}
+}
+
+// tryAcquire takes n slots if they are free now and nobody waits before.
+func (b *connRoom) tryAcquire(n int) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.waiters.Len() == 0 && b.size-b.used >= n {
+		b.used += n
+		return true
+	}
+	return false
+}
+
+// acquire takes n slots, waiting in line until they are free or ctx is
+// done. The caller checks n <= size first: a larger request would wait
+// forever.
+func (b *connRoom) acquire(ctx context.Context, n int) error {
+	if n <= 0 {
+		return nil
+	}
+	b.mu.Lock()
+	if b.waiters.Len() == 0 && b.size-b.used >= n {
+		b.used += n
+		b.mu.Unlock()
+		return nil
+	}
+	w := &roomWaiter{n: n, ready: make(chan struct{})}
+	elem := b.waiters.PushBack(w)
+	b.mu.Unlock()
+
+	// Idle holders give way before anyone waits for busy ones.
+	for b.reclaim != nil && ctx.Err() == nil && !granted(w) {
+		if !b.reclaim() {
+			break
+		}
+	}
+	select {
+	case <-w.ready:
+		return nil
+	case <-ctx.Done():
+	}
+	b.mu.Lock()
+	select {
+	case <-w.ready:
+		// Granted just as ctx ended: give the slots back to the line.
+		b.used -= n
+	default:
+		b.waiters.Remove(elem)
+	}
+	b.grantLocked() // the line may move now that this request left it
+	b.mu.Unlock()
+	return ctx.Err()
+}
+
+func granted(w *roomWaiter) bool {
+	select {
+	case <-w.ready:
+		return true
+	default:
+		return false
+	}
+}
+
+// release gives n slots back and grants the waiters they let through.
+func (b *connRoom) release(n int) {
+	if n <= 0 {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.used -= n
+	if b.used < 0 {
+		panic("pgfixture: internal error: more connection slots released than reserved")
+	}
+	b.grantLocked()
+}
+
+// grantLocked grants waiters in order while the first one fits; b.mu is
+// held.
+func (b *connRoom) grantLocked() {
+	for e := b.waiters.Front(); e != nil; e = b.waiters.Front() {
+		w := e.Value.(*roomWaiter)
+		if b.size-b.used < w.n {
+			return
+		}
+		b.used += w.n
+		b.waiters.Remove(e)
+		close(w.ready)
+	}
+}
+
+// waiting reports whether a request is waiting for slots.
+func (b *connRoom) waiting() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.waiters.Len() > 0
+}
+
+// inUse returns the slots taken now.
+func (b *connRoom) inUse() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.used
+}
+
+// slots is a reservation of n slots of a connRoom, given back once.
+type slots struct {
+	b    *connRoom
+	n    int
+	once sync.Once
+}
+
+func (s *slots) release() {
+	if s == nil {
+		return
+	}
+	s.once.Do(func() { s.b.release(s.n) })
 }

@@ -1,4 +1,14 @@
-package pgfixture
+// Package golangmigrator builds a pgfixture schema with golang-migrate
+// (github.com/golang-migrate/migrate/v4). It is a package of its own so that
+// only its users compile golang-migrate.
+//
+//	var schema = golangmigrator.New(os.DirFS("migrations"))
+//
+//	func TestJob(t *testing.T) {
+//		db := pgfixture.New(t, schema)
+//		// ...
+//	}
+package golangmigrator
 
 import (
 	"context"
@@ -14,10 +24,13 @@ import (
 	migratepgx "github.com/golang-migrate/migrate/v4/database/pgx/v5"
 	"github.com/golang-migrate/migrate/v4/source"
 	"github.com/golang-migrate/migrate/v4/source/iofs"
+
+	"github.com/twicekit/twicekit/internal/migration"
+	"github.com/twicekit/twicekit/pgfixture"
 )
 
-// GolangMigrate returns a Schema of golang-migrate migrations
-// (github.com/golang-migrate/migrate/v4) at the root of fsys, applied by
+// New returns a pgfixture.Schema of the golang-migrate migrations at the
+// root of fsys, applied by
 // golang-migrate itself (its iofs source and pgx/v5 database driver): the
 // up migrations (000001_name.up.sql, ...) in version order; down
 // migrations are never run. golang-migrate records the version in its
@@ -27,43 +40,43 @@ import (
 // golang-migrate cannot read (no up migration, a duplicate version) makes
 // CreateDB fail with its reason; a failing migration's error names its file
 // and, when PostgreSQL reports a position, the line and column in it.
-func GolangMigrate(fsys fs.FS) Schema {
-	return Migrations(newGolangMigrator(fsys))
+func New(fsys fs.FS) pgfixture.Schema {
+	return pgfixture.Migrations(newMigrator(fsys))
 }
 
-type golangMigrator struct {
+type migrator struct {
+	migration.Loaded
 	fsys fs.FS
-	ups  []migration // by version; name is the file name
-	n    int         // versions, with an up file or not
-	err  error
+	ups  []migration.File // by version; Name is the file name
+	n    int              // versions, with an up file or not
 	hash string
 }
 
-func newGolangMigrator(fsys fs.FS) *golangMigrator {
-	m := &golangMigrator{fsys: fsys}
-	m.err = m.load()
+func newMigrator(fsys fs.FS) *migrator {
+	m := &migrator{fsys: fsys}
+	m.Err = m.load()
 	h := sha256.New()
 	fmt.Fprintf(h, "golang-migrate\n")
 	for _, u := range m.ups {
-		fmt.Fprintf(h, "%s\n%d\n%s\n", u.name, len(u.sql), u.sql)
+		fmt.Fprintf(h, "%s\n%d\n%s\n", u.Name, len(u.SQL), u.SQL)
 	}
-	if m.err != nil {
-		fmt.Fprintf(h, "error\n%s", m.err)
+	if m.Err != nil {
+		fmt.Fprintf(h, "error\n%s", m.Err)
 	}
 	m.hash = hex.EncodeToString(h.Sum(nil))
 	return m
 }
 
 // load reads the migrations as golang-migrate's iofs source does.
-func (m *golangMigrator) load() error {
+func (m *migrator) load() error {
 	src, err := iofs.New(m.fsys, ".")
 	if err != nil {
-		return fmt.Errorf("pgfixture: golang-migrate: %w", err)
+		return fmt.Errorf("golangmigrator: %w", err)
 	}
 	_ = src.Close()
 	entries, err := fs.ReadDir(m.fsys, ".")
 	if err != nil {
-		return fmt.Errorf("pgfixture: golang-migrate: %w", err)
+		return fmt.Errorf("golangmigrator: %w", err)
 	}
 	versions := map[uint]bool{}
 	var errs []error
@@ -81,15 +94,15 @@ func (m *golangMigrator) load() error {
 		}
 		b, err := fs.ReadFile(m.fsys, e.Name())
 		if err != nil {
-			errs = append(errs, fmt.Errorf("pgfixture: golang-migrate: reading %s: %w", e.Name(), err))
+			errs = append(errs, fmt.Errorf("golangmigrator: reading %s: %w", e.Name(), err))
 			continue
 		}
-		m.ups = append(m.ups, migration{name: e.Name(), sql: string(b)})
+		m.ups = append(m.ups, migration.File{Name: e.Name(), SQL: string(b)})
 	}
-	sort.Slice(m.ups, func(i, j int) bool { return upVersion(m.ups[i].name) < upVersion(m.ups[j].name) })
+	sort.Slice(m.ups, func(i, j int) bool { return upVersion(m.ups[i].Name) < upVersion(m.ups[j].Name) })
 	m.n = len(versions)
 	if len(m.ups) == 0 && len(errs) == 0 {
-		errs = append(errs, errors.New("pgfixture: golang-migrate: no up migrations (NNN_name.up.sql) at the root of the migrations FS"))
+		errs = append(errs, errors.New("golangmigrator: no up migrations (NNN_name.up.sql) at the root of the migrations FS"))
 	}
 	return errors.Join(errs...)
 }
@@ -99,37 +112,36 @@ func upVersion(name string) uint {
 	return p.Version
 }
 
-func (m *golangMigrator) Hash() string   { return m.hash }
-func (m *golangMigrator) loadErr() error { return m.err }
+func (m *migrator) Hash() string { return m.hash }
 
-func (m *golangMigrator) Migrate(ctx context.Context, url string) (err error) {
-	if m.err != nil {
-		return m.err
+func (m *migrator) Migrate(ctx context.Context, url string) (err error) {
+	if m.Err != nil {
+		return m.Err
 	}
-	db, err := openSQL(url)
+	db, err := migration.OpenSQL(url)
 	if err != nil {
-		return fmt.Errorf("pgfixture: golang-migrate: %w", err)
+		return fmt.Errorf("golangmigrator: %w", err)
 	}
 	driver, err := migratepgx.WithInstance(db, &migratepgx.Config{})
 	if err != nil {
 		_ = db.Close()
-		return fmt.Errorf("pgfixture: golang-migrate: %w", err)
+		return fmt.Errorf("golangmigrator: %w", err)
 	}
 	src, err := iofs.New(m.fsys, ".")
 	if err != nil {
 		_ = driver.Close()
-		return fmt.Errorf("pgfixture: golang-migrate: %w", err)
+		return fmt.Errorf("golangmigrator: %w", err)
 	}
 	mg, err := migrate.NewWithInstance("iofs", src, "pgx5", driver)
 	if err != nil {
 		_ = src.Close()
 		_ = driver.Close()
-		return fmt.Errorf("pgfixture: golang-migrate: %w", err)
+		return fmt.Errorf("golangmigrator: %w", err)
 	}
 	defer func() {
 		serr, derr := mg.Close()
 		if err == nil && (serr != nil || derr != nil) {
-			err = fmt.Errorf("pgfixture: golang-migrate: closing: %w", errors.Join(serr, derr))
+			err = fmt.Errorf("golangmigrator: closing: %w", errors.Join(serr, derr))
 		}
 	}()
 	// One version per step: after a failure golang-migrate leaves no
@@ -147,20 +159,20 @@ func (m *golangMigrator) Migrate(ctx context.Context, url string) (err error) {
 
 // stepError names the up migration that failed, with the line and column
 // PostgreSQL reported (golang-migrate sends each file as one statement).
-func (m *golangMigrator) stepError(mg *migrate.Migrate, err error) error {
+func (m *migrator) stepError(mg *migrate.Migrate, err error) error {
 	v, dirty, verr := mg.Version()
 	if verr != nil || !dirty {
-		return fmt.Errorf("pgfixture: golang-migrate: %w", err)
+		return fmt.Errorf("golangmigrator: %w", err)
 	}
 	for _, u := range m.ups {
-		if upVersion(u.name) != v {
+		if upVersion(u.Name) != v {
 			continue
 		}
 		var dbErr migratedb.Error
 		if errors.As(err, &dbErr) && dbErr.OrigErr != nil {
-			return migrationError(u, dbErr.OrigErr)
+			return migration.Error("golangmigrator", u, dbErr.OrigErr)
 		}
-		return migrationError(u, err)
+		return migration.Error("golangmigrator", u, err)
 	}
-	return fmt.Errorf("pgfixture: golang-migrate: version %d: %w", v, err)
+	return fmt.Errorf("golangmigrator: version %d: %w", v, err)
 }

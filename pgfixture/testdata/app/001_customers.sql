@@ -1,0 +1,1 @@
+CREATE TABLE customers (id bigserial PRIMARY KEY, email text NOT NULL);

@@ -1,0 +1,331 @@
+package twice
+
+import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/twicekit/twicekit/effects"
+	"github.com/twicekit/twicekit/pgfixture"
+)
+
+// A marker stands for a varying value in compared text until the report
+// numbers it: markOpen kind " " label markClose (printable, so that quoting
+// a payload keeps it).
+const (
+	markOpen  = "⟦"
+	markClose = "⟧"
+)
+
+var (
+	markerRe = regexp.MustCompile(markOpen + `(\w+) ([0-9a-f]+)` + markClose)
+	uuidRe   = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+	// wordRe splits an effect's text into words: a uuid, a date or time, or
+	// a run of letters and digits (joined by . : + -).
+	wordRe = regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}` +
+		`|\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?` +
+		`|[\p{L}\p{N}_]+(?:[.:+-][\p{L}\p{N}_]+)*`)
+	timeWordRe = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}`)
+)
+
+// refineRounds is how often a varying value's label takes in its neighbours'.
+const refineRounds = 3
+
+// minVaryingText is the shortest varying value replaced in free text (timeline
+// labels, errors): shorter ones could be parts of other words.
+const minVaryingText = 6
+
+// canonRun is a run with its varying values replaced by markers.
+type canonRun struct {
+	snap    *pgfixture.Snapshot
+	effects []effects.Effect
+	raw     map[string]string   // varying value -> marker
+	bare    []string            // varying values replaced in free text, longest first
+	types   *pgfixture.Snapshot // the snapshot read, for its column types
+
+	snapSource *pgfixture.Snapshot // the snapshot this run was made from
+}
+
+// canon replaces the varying values of a run by markers. A nil varyingSet (no
+// second clean run) leaves the run as it is.
+func (sh *varyingSet) canon(sr *ScenarioRun) *canonRun {
+	if sh == nil {
+		return &canonRun{snap: sr.Snapshot, effects: sr.Effects, types: sr.Snapshot}
+	}
+	if sh.ref != nil && sr.Snapshot == sh.ref.snapSource {
+		return sh.ref
+	}
+	g := &varyingGraph{index: map[string]int{}}
+	// The database: rows as items whose cells are literal or varying values.
+	var tables []string
+	if sr.Snapshot != nil {
+		tables = sr.Snapshot.Tables()
+	}
+	rowItems := map[string][]int{}
+	for _, t := range tables {
+		for _, r := range sr.Snapshot.Rows(t) {
+			it := varyingItem{head: t, row: true}
+			for i, col := range r.Columns {
+				v := r.Values[i]
+				it.parts = append(it.parts, varyingPart{lit: col + "=", v: -1})
+				raw := unquote(v)
+				isTime := timeType(sr.Snapshot.ColumnType(t, col))
+				stable := v == "NULL" || sh.stable[t+"\x00"+col+"\x00"+v]
+				random := uuidRe.MatchString(raw) || (isTime && sh.nearWall(v)) // never printed raw
+				if stable || (!sh.cols[t][col] && !random) {
+					it.parts = append(it.parts, varyingPart{lit: v, v: -1})
+					continue
+				}
+				kind := varyingValue
+				switch {
+				case isTime:
+					kind = varyingTime
+				case uuidRe.MatchString(raw):
+					kind = varyingUUID
+				}
+				it.parts = append(it.parts, varyingPart{v: g.value(raw, kind)})
+			}
+			rowItems[t] = append(rowItems[t], g.add(it))
+		}
+	}
+	// The effects: their words, varying where the clean runs differed, where
+	// they are a varying value of the database, or where they look random.
+	effItems := make([]int, len(sr.Effects))
+	effParts := make([]words, len(sr.Effects))
+	for i, e := range sr.Effects {
+		w := effectWords(e)
+		effParts[i] = w
+		fresh := sh.words[e.Kind+"\x00"+w.skeleton]
+		it := varyingItem{head: e.Kind}
+		for j, word := range w.words {
+			it.parts = append(it.parts, varyingPart{lit: w.seps[j], v: -1})
+			_, known := g.index[word]
+			isTime := timeWordRe.MatchString(word)
+			random := !sh.same[word] && (uuidRe.MatchString(word) || (isTime && sh.nearWall(word)))
+			if !fresh[j] && !known && !random {
+				it.parts = append(it.parts, varyingPart{lit: word, v: -1})
+				continue
+			}
+			kind := varyingValue
+			switch {
+			case uuidRe.MatchString(word):
+				kind = varyingUUID
+			case isTime:
+				kind = varyingTime
+			}
+			it.parts = append(it.parts, varyingPart{v: g.value(word, kind)})
+		}
+		it.parts = append(it.parts, varyingPart{lit: w.seps[len(w.words)], v: -1})
+		effItems[i] = g.add(it)
+	}
+	marks := g.markers(sh.exact)
+	cr := &canonRun{raw: map[string]string{}, snapSource: sr.Snapshot}
+	for raw, i := range g.index {
+		cr.raw[raw] = marks[i]
+		if len(raw) >= minVaryingText {
+			cr.bare = append(cr.bare, raw)
+		}
+	}
+	slices.SortFunc(cr.bare, func(a, b string) int { return cmp.Or(len(b)-len(a), strings.Compare(a, b)) })
+	rows := map[string][]pgfixture.Row{}
+	for _, t := range tables {
+		rows[t] = []pgfixture.Row{}
+		var cols []string
+		if ids := rowItems[t]; len(ids) > 0 {
+			cols = sr.Snapshot.Rows(t)[0].Columns
+		}
+		for _, id := range rowItems[t] {
+			it := g.items[id]
+			r := pgfixture.Row{Columns: cols}
+			for k := 1; k < len(it.parts); k += 2 {
+				r.Values = append(r.Values, it.parts[k].text(marks))
+			}
+			rows[t] = append(rows[t], r)
+		}
+	}
+	cr.snap = pgfixture.NewSnapshot(rows)
+	cr.types = sr.Snapshot
+	for i, e := range sr.Effects {
+		var b strings.Builder
+		for _, p := range g.items[effItems[i]].parts {
+			b.WriteString(p.text(marks))
+		}
+		text := b.String()
+		if effParts[i].keyed {
+			e.Key, e.Payload, _ = strings.Cut(text, "\x1f")
+		} else {
+			e.Payload = text
+		}
+		cr.effects = append(cr.effects, e)
+	}
+	return cr
+}
+
+func unquote(v string) string {
+	if len(v) >= 2 && v[0] == '\'' && v[len(v)-1] == '\'' {
+		return strings.ReplaceAll(v[1:len(v)-1], "''", "'")
+	}
+	return v
+}
+
+// varyingGraph links the varying values of a run to the rows and effects they
+// appear in.
+type varyingGraph struct {
+	index map[string]int // raw value -> id
+	kinds []string
+	occ   [][]int // value id -> item ids
+	items []varyingItem
+}
+
+type varyingItem struct {
+	head  string // the table or effect kind
+	parts []varyingPart
+	row   bool // a row of the database
+}
+
+// varyingPart is literal text (v < 0) or varying value v.
+type varyingPart struct {
+	lit string
+	v   int
+}
+
+func (p varyingPart) text(marks []string) string {
+	if p.v < 0 {
+		return p.lit
+	}
+	return marks[p.v]
+}
+
+// value returns the id of a varying value, adding it.
+func (g *varyingGraph) value(raw, kind string) int {
+	if i, ok := g.index[raw]; ok {
+		return i
+	}
+	g.index[raw] = len(g.kinds)
+	g.kinds = append(g.kinds, kind)
+	g.occ = append(g.occ, nil)
+	return len(g.kinds) - 1
+}
+
+func (g *varyingGraph) add(it varyingItem) int {
+	id := len(g.items)
+	g.items = append(g.items, it)
+	for _, p := range it.parts {
+		if p.v >= 0 && (len(g.occ[p.v]) == 0 || g.occ[p.v][len(g.occ[p.v])-1] != id) {
+			g.occ[p.v] = append(g.occ[p.v], id)
+		}
+	}
+	return id
+}
+
+// markers labels every varying value by where it stands, refined through its
+// neighbours; exact labels each by the value itself. A value in the
+// database is labelled by the rows it stands in alone (effects compare
+// under their policies: an email the policy lets go missing must not change
+// the label of the time it carried); a value only effects carry, by them.
+func (g *varyingGraph) markers(exact bool) []string {
+	inRows := make([]bool, len(g.kinds))
+	for v, occ := range g.occ {
+		for _, id := range occ {
+			inRows[v] = inRows[v] || g.items[id].row
+		}
+	}
+	raws := make([]string, len(g.kinds))
+	for raw, i := range g.index {
+		raws[i] = raw
+	}
+	labels := make([]string, len(g.kinds))
+	for round := 0; round < refineRounds && !exact; round++ {
+		next := make([]string, len(labels))
+		for v := range labels {
+			descs := make([]string, 0, len(g.occ[v]))
+			for _, id := range g.occ[v] {
+				it := g.items[id]
+				if inRows[v] && !it.row {
+					continue
+				}
+				var b strings.Builder
+				b.WriteString(it.head)
+				for _, p := range it.parts {
+					b.WriteByte(0)
+					switch {
+					case p.v < 0:
+						b.WriteString(p.lit)
+					case p.v == v:
+						b.WriteString("*")
+					default:
+						b.WriteString("?" + labels[p.v])
+					}
+				}
+				descs = append(descs, b.String())
+			}
+			slices.Sort(descs)
+			next[v] = hash(g.kinds[v], labels[v], strings.Join(descs, "\x01"))
+		}
+		labels = next
+	}
+	marks := make([]string, len(labels))
+	for v := range labels {
+		l := labels[v]
+		if exact {
+			l = hash(g.kinds[v], raws[v])
+		}
+		marks[v] = markOpen + g.kinds[v] + " " + l + markClose
+	}
+	return marks
+}
+
+func hash(parts ...string) string {
+	h := sha256.Sum256([]byte(strings.Join(parts, "\x02")))
+	return hex.EncodeToString(h[:8])
+}
+
+// text replaces the run's varying values in free text (a label, an error) by
+// their markers, where they stand alone.
+func (cr *canonRun) text(s string) string {
+	for _, raw := range cr.bare {
+		if !strings.Contains(s, raw) {
+			continue
+		}
+		var b strings.Builder
+		rest := s
+		for {
+			i := strings.Index(rest, raw)
+			if i < 0 {
+				b.WriteString(rest)
+				break
+			}
+			end := i + len(raw)
+			alone := (i == 0 || !keyByte(rest[i-1])) && (end == len(rest) || !keyByte(rest[end]))
+			b.WriteString(rest[:i])
+			if alone {
+				b.WriteString(cr.raw[raw])
+			} else {
+				b.WriteString(raw)
+			}
+			rest = rest[end:]
+		}
+		s = b.String()
+	}
+	return s
+}
+
+func (cr *canonRun) texts(list []string) []string {
+	for i := range list {
+		list[i] = cr.text(list[i])
+	}
+	return list
+}
+
+// rejected returns the provider's rejections with varying values marked.
+func (cr *canonRun) rejected(rs []effects.Rejection) []effects.Rejection {
+	out := make([]effects.Rejection, len(rs))
+	for i, r := range rs {
+		r.First, r.Got = cr.text(r.First), cr.text(r.Got)
+		out[i] = r
+	}
+	return out
+}
