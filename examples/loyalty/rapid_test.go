@@ -6,7 +6,6 @@ import (
 
 	"pgregory.net/rapid"
 
-	"github.com/twicekit/twicekit/examples/internal/shop"
 	"github.com/twicekit/twicekit/examples/loyalty"
 	"github.com/twicekit/twicekit/generators"
 	"github.com/twicekit/twicekit/twice"
@@ -19,7 +18,7 @@ func TestLedgerProperty(t *testing.T) {
 			CustomerID: generators.IDsBetween(1, 1000).Draw(rt, "customer"),
 			OrderID:    generators.IDs().Draw(rt, "order"),
 		}
-		points := rapid.IntRange(0, shop.MaxPoints).Draw(rt, "points")
+		points := rapid.IntRange(0, 100_000).Draw(rt, "points")
 		twice.AssertIdempotent(rt, twice.Job{
 			Name:   "loyalty: ledger",
 			Schema: loyalty.Schema,
