@@ -170,10 +170,12 @@ func newDiffDB(ctx context.Context, t *testing.T) *pgxpool.Pool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := pgxpool.ParseConfig(db.URL())
+	// db.URL() masks the password: the pool takes the settings themselves.
+	cfg, err := pgxpool.ParseConfig("")
 	if err != nil {
 		t.Fatal(err)
 	}
+	cfg.ConnConfig = db.ConnConfig()
 	cfg.MaxConns = 6
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
