@@ -6,8 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
-	"net/url"
+	"net"
 	"os"
 	"slices"
 	"strconv"
@@ -15,17 +14,11 @@ import (
 	"sync"
 	"time"
 
-	cerrdefs "github.com/containerd/errdefs"
 	"github.com/jackc/pgx/v5"
-	"github.com/moby/moby/client"
-	"github.com/testcontainers/testcontainers-go"
-	tclog "github.com/testcontainers/testcontainers-go/log"
-	tcpostgres "github.com/testcontainers/testcontainers-go/modules/postgres"
-	"github.com/testcontainers/testcontainers-go/wait"
 )
 
-// Container mode: a PostgreSQL container through the testcontainers-go
-// postgres module.
+// Container mode: a PostgreSQL container, through the Docker Engine API
+// (docker.go).
 const (
 	envImage = "TWICE_POSTGRES_IMAGE"
 
@@ -33,12 +26,6 @@ const (
 	// reached, build a local one with .ci/postgres-image/build.sh and point
 	// TWICE_POSTGRES_IMAGE at it.
 	defaultImage = "postgres:15-alpine"
-
-	// ryukImage is the reaper image of testcontainers-go v0.45.0
-	// (internal/config.ReaperDefaultImage). When it is not present and cannot
-	// be pulled, Ryuk is disabled and pgfixture removes its containers itself.
-	ryukImage       = "testcontainers/ryuk:0.14.0"
-	envRyukDisabled = "TESTCONTAINERS_RYUK_DISABLED"
 
 	// Labels on every container pgfixture starts: the first marks them, the
 	// others name the owning process so that a later run can remove the
@@ -53,9 +40,12 @@ const (
 	containerTmpfs  = "/var/lib/twicekit"
 	containerPGData = containerTmpfs + "/pgdata"
 
+	containerPort = "5432/tcp"
+
 	dockerPingTimeout = 3 * time.Second
 	pullTimeout       = 10 * time.Minute
 	startupTimeout    = 2 * time.Minute
+	removeTimeout     = 30 * time.Second
 )
 
 // containerArgs tune the server for tests: nothing survives the container,
@@ -70,140 +60,149 @@ var containerArgs = []string{
 	"-c", "timezone=UTC",
 }
 
+// containerSpecFor is the container pgfixture creates from image, with the
+// superuser's password.
+func containerSpecFor(image, password string) containerSpec {
+	return containerSpec{
+		Image: image,
+		Env: []string{
+			"POSTGRES_USER=postgres",
+			"POSTGRES_PASSWORD=" + password,
+			"POSTGRES_DB=postgres",
+			"PGDATA=" + containerPGData,
+			"POSTGRES_INITDB_ARGS=--no-sync",
+		},
+		Cmd: append([]string{"postgres"}, containerArgs...),
+		Labels: map[string]string{
+			labelFixture:  fixtureValue,
+			labelOwner:    self.String(),
+			labelOwnerPID: strconv.Itoa(os.Getpid()),
+		},
+		ExposedPorts: map[string]struct{}{containerPort: {}},
+		HostConfig: containerHostConfig{
+			// An empty HostPort publishes on a random free port.
+			PortBindings: map[string][]portBinding{containerPort: {{}}},
+			Tmpfs:        map[string]string{containerTmpfs: "rw,mode=1777"},
+		},
+	}
+}
+
 // startContainer starts a PostgreSQL container and returns a Server on it
-// whose stop function terminates the container.
-func startContainer(ctx context.Context) (srv *Server, err error) {
-	// testcontainers-go panics in some paths (no Docker host found, ...):
-	// turn a panic into an error, never a crashed test binary.
-	defer func() {
-		if r := recover(); r != nil {
-			srv, err = nil, fmt.Errorf("container: testcontainers-go panicked: %v", r)
-		}
-	}()
+// whose stop function removes the container.
+func startContainer(ctx context.Context) (*Server, error) {
 	image := strings.TrimSpace(os.Getenv(envImage))
 	if image == "" {
 		image = defaultImage
 	}
 
-	cli, err := dockerClient(ctx)
+	cli, err := connectDocker(ctx, dockerPingTimeout)
 	if err != nil {
 		return nil, err
 	}
-	defer cli.Close()
+	defer cli.close()
 
 	removeStaleContainers(ctx, cli)
 
 	if err := ensureImage(ctx, cli, image); err != nil {
 		return nil, err
 	}
-	// Ryuk reaps containers when the test binary dies, but only where its own
-	// image is present or can be pulled; elsewhere (no registry) Main and
-	// Server.Close terminate the container, and the labels let the next run
-	// remove what a killed process left.
-	if os.Getenv(envRyukDisabled) == "" {
-		if err := ensureImage(ctx, cli, ryukImage); err != nil {
-			os.Setenv(envRyukDisabled, "true")
-		}
-	}
 
 	password, err := randomHex(16)
 	if err != nil {
 		return nil, err
 	}
-	logs := &tailLogger{}
-	ready := &pgReady{password: password}
-	ctr, err := tcpostgres.Run(ctx, image,
-		testcontainers.WithLogger(logs),
-		tcpostgres.WithUsername("postgres"),
-		tcpostgres.WithPassword(password),
-		tcpostgres.WithDatabase("postgres"),
-		testcontainers.WithEnv(map[string]string{
-			"PGDATA":               containerPGData,
-			"POSTGRES_INITDB_ARGS": "--no-sync",
-		}),
-		testcontainers.WithTmpfs(map[string]string{containerTmpfs: "rw,mode=1777"}),
-		testcontainers.WithCmdArgs(containerArgs...),
-		testcontainers.WithLabels(map[string]string{
-			labelFixture:  fixtureValue,
-			labelOwner:    self.String(),
-			labelOwnerPID: strconv.Itoa(os.Getpid()),
-		}),
-		// The official image initialises with a temporary server that listens
-		// on the unix socket only, then restarts: a successful query over the
-		// mapped TCP port means the real server is up, however many restarts.
-		testcontainers.WithWaitStrategyAndDeadline(startupTimeout, ready),
-	)
-	if ctr == nil && err != nil {
-		return nil, scrubPassword(password, fmt.Errorf("container: starting %s: %w%s", image, err, logs.tail()))
+	fail := func(err error) error {
+		return scrubPassword(password, fmt.Errorf("container: starting %s: %w", image, err))
 	}
-	stop := containerStopper(ctr)
+	id, err := cli.containerCreate(ctx, containerSpecFor(image, password))
 	if err != nil {
-		detail := containerLogTail(ctx, ctr)
-		_ = stop(context.Background())
-		return nil, scrubPassword(password, fmt.Errorf("container: starting %s: %w%s%s", image, err, detail, logs.tail()))
+		return nil, fail(err)
 	}
-	return newServerFromDSN(ctx, "container", ready.dsn, stop)
+	stop := containerStopper(id)
+	if err := cli.containerStart(ctx, id); err != nil {
+		detail := containerLogTail(ctx, cli, id)
+		_ = stop(context.Background())
+		return nil, fail(fmt.Errorf("%w%s", err, detail))
+	}
+	wctx, cancel := context.WithTimeout(ctx, startupTimeout)
+	defer cancel()
+	dsn, err := waitForPostgres(wctx, cli, id, password)
+	if err != nil {
+		detail := containerLogTail(ctx, cli, id)
+		_ = stop(context.Background())
+		return nil, fail(fmt.Errorf("%w%s", err, detail))
+	}
+	return newServerFromDSN(ctx, "container", dsn, stop)
 }
 
-// pgReady waits until PostgreSQL in the container answers a query over its
-// mapped TCP port, and records the connection string that worked.
-//
-// The host is not simply testcontainers-go's Host(): inside a container
-// (a /.dockerenv file) it answers the default gateway, which is wrong when
-// the Docker engine runs in that same container (this project's CI). So
-// every plausible host is tried: Host(), the DOCKER_HOST tcp host, loopback.
-type pgReady struct {
-	password string
-	dsn      string // set once ready
+// waitForPostgres waits until PostgreSQL in container id answers a query
+// over its published port, and returns the connection string that worked.
+// The official image first runs a temporary server on the unix socket only,
+// then restarts: a query over TCP means the real server is up.
+// It fails early when the container stops.
+func waitForPostgres(ctx context.Context, cli *dockerAPI, id, password string) (string, error) {
+	hosts := postgresHosts(ctx, cli, cli.endpoint, inAContainer())
+	var lastErr error
+	for {
+		state, err := cli.containerInspect(ctx, id)
+		if err != nil {
+			return "", fmt.Errorf("container state: %w", err)
+		}
+		if !state.State.Running {
+			return "", fmt.Errorf("the container stopped (status %s, exit code %d) before PostgreSQL accepted connections", state.State.Status, state.State.ExitCode)
+		}
+		if port, err := state.hostPort(containerPort); err != nil {
+			lastErr = err
+		} else if dsn, err := firstAnswering(ctx, password, hosts, port); err == nil {
+			return dsn, nil
+		} else {
+			lastErr = err
+		}
+		select {
+		case <-ctx.Done():
+			return "", fmt.Errorf("PostgreSQL did not accept connections on %s: %w (last error: %v)", strings.Join(hosts, ", "), ctx.Err(), lastErr)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
-var _ wait.Strategy = (*pgReady)(nil)
-
-func (w *pgReady) WaitUntilReady(ctx context.Context, target wait.StrategyTarget) error {
+// postgresHosts lists where the published port may be reached, most likely
+// first: the host of a tcp:// DOCKER_HOST, the bridge network's gateway when
+// this process runs in a container, loopback.
+// Inside a container, loopback is right when the engine runs in that same
+// container (this project's CI), and the gateway is right when the engine
+// runs on the host.
+func postgresHosts(ctx context.Context, cli *dockerAPI, e dockerEndpoint, inContainer bool) []string {
 	var hosts []string
 	add := func(h string) {
 		if h != "" && !slices.Contains(hosts, h) {
 			hosts = append(hosts, h)
 		}
 	}
-	if h, err := target.Host(ctx); err == nil {
-		add(h)
+	if e.network == "tcp" {
+		if h, _, err := net.SplitHostPort(e.address); err == nil {
+			add(h)
+		}
 	}
-	if u, err := url.Parse(os.Getenv("DOCKER_HOST")); err == nil && u.Scheme == "tcp" {
-		add(u.Hostname())
+	if inContainer && cli != nil {
+		if gw, err := cli.bridgeGateway(ctx); err == nil {
+			add(gw)
+		}
 	}
 	add("127.0.0.1")
 	add("::1")
-
-	var lastErr error
-	for {
-		state, err := target.State(ctx)
-		if err != nil {
-			return fmt.Errorf("container state: %w", err)
-		}
-		if !state.Running {
-			return fmt.Errorf("the container stopped (status %s, exit code %d) before PostgreSQL accepted connections", state.Status, state.ExitCode)
-		}
-		if port, err := target.MappedPort(ctx, "5432/tcp"); err != nil {
-			lastErr = err
-		} else {
-			// All hosts at once, the first that answers wins: a wrong one
-			// may blackhole (time out).
-			if dsn, err := firstAnswering(ctx, w.password, hosts, port.Num()); err == nil {
-				w.dsn = dsn
-				return nil
-			} else {
-				lastErr = err
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("PostgreSQL did not accept connections on %s: %w (last error: %v)", strings.Join(hosts, ", "), ctx.Err(), lastErr)
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
+	return hosts
 }
 
+// inAContainer says whether this process runs in a Docker container.
+func inAContainer() bool {
+	_, err := os.Stat("/.dockerenv")
+	return err == nil
+}
+
+// firstAnswering tries every host at once and returns the connection string
+// of the first that answers a query.
+// A wrong host may blackhole (time out), so they are not tried in turn.
 func firstAnswering(ctx context.Context, password string, hosts []string, port uint16) (string, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -242,76 +241,53 @@ func pingDSN(ctx context.Context, dsn string) error {
 	return err
 }
 
-// dockerClient connects to the Docker engine (DOCKER_HOST or the default
-// socket) and checks within a few seconds that it answers. It is used for
-// everything that must happen before testcontainers-go reads its
-// configuration once per process (the Ryuk decision).
-func dockerClient(ctx context.Context) (*client.Client, error) {
-	host := os.Getenv("DOCKER_HOST")
-	if host == "" {
-		host = client.DefaultDockerHost
-	}
-	cli, err := client.New(client.FromEnv)
-	if err != nil {
-		return nil, fmt.Errorf("container: Docker client for %s: %w", host, err)
-	}
-	pctx, cancel := context.WithTimeout(ctx, dockerPingTimeout)
-	defer cancel()
-	if _, err := cli.Ping(pctx, client.PingOptions{NegotiateAPIVersion: true}); err != nil {
-		cli.Close()
-		return nil, fmt.Errorf("container: Docker is not reachable at %s (%s); start Docker or set DOCKER_HOST", host, oneLine(err.Error()))
-	}
-	return cli, nil
-}
-
-// ensureImage returns nil when image is present, else tries to pull it once
-// (no retries: where no registry answers this fails in milliseconds).
-func ensureImage(ctx context.Context, cli *client.Client, image string) error {
-	if _, err := cli.ImageInspect(ctx, image); err == nil {
-		return nil
-	} else if !cerrdefs.IsNotFound(err) {
-		return fmt.Errorf("container: inspecting image %s: %w", image, err)
-	}
-	pctx, cancel := context.WithTimeout(ctx, pullTimeout)
-	defer cancel()
-	pullErr := func() error {
-		resp, err := cli.ImagePull(pctx, image, client.ImagePullOptions{})
-		if err != nil {
-			return err
-		}
-		return resp.Wait(pctx)
-	}()
-	if pullErr == nil {
-		if _, err := cli.ImageInspect(ctx, image); err == nil {
-			return nil
-		}
-		pullErr = errors.New("the pull succeeded but the image is still not there")
-	}
+// imageUnavailableError says that image can be neither found nor pulled,
+// and how to provide one.
+func imageUnavailableError(image string, pullErr error) error {
 	return fmt.Errorf("container: image %s is not available and cannot be pulled: build one with .ci/postgres-image/build.sh or set %s (pull: %s)",
 		image, envImage, oneLine(pullErr.Error()))
 }
 
-// containerStopper returns the stop function of a Server in container mode:
-// it terminates (kills and removes, with volumes) the container, once.
-func containerStopper(ctr *tcpostgres.PostgresContainer) func(context.Context) error {
+// ensureImage returns nil when image is present, else tries to pull it once.
+// There are no retries: where no registry answers, this fails in
+// milliseconds.
+func ensureImage(ctx context.Context, cli *dockerAPI, image string) error {
+	if ok, err := cli.imageExists(ctx, image); err != nil {
+		return fmt.Errorf("container: inspecting image %s: %w", image, err)
+	} else if ok {
+		return nil
+	}
+	pctx, cancel := context.WithTimeout(ctx, pullTimeout)
+	defer cancel()
+	pullErr := cli.imagePull(pctx, image)
+	if pullErr == nil {
+		if ok, _ := cli.imageExists(ctx, image); ok {
+			return nil
+		}
+		pullErr = errors.New("the pull succeeded but the image is still not there")
+	}
+	return imageUnavailableError(image, pullErr)
+}
+
+// containerStopper returns the stop function of a Server in container mode.
+// It kills and removes the container with its volumes, once.
+// A container already gone counts as removed.
+func containerStopper(id string) func(context.Context) error {
 	var once sync.Once
 	var stopErr error
 	return func(ctx context.Context) error {
 		once.Do(func() {
-			// Nothing in the container needs to survive: kill at once.
-			stopErr = ctr.Terminate(ctx, testcontainers.StopTimeout(0))
-			if stopErr == nil {
-				return
-			}
-			// Retry with a client of our own if testcontainers failed.
-			cli, err := dockerClient(ctx)
+			// The server's context may be done; removing must not be.
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeTimeout)
+			defer cancel()
+			cli, err := connectDocker(rctx, dockerPingTimeout)
 			if err != nil {
+				stopErr = fmt.Errorf("container: removing %.12s: %w", id, err)
 				return
 			}
-			defer cli.Close()
-			_, err = cli.ContainerRemove(ctx, ctr.GetContainerID(), client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
-			if err == nil || cerrdefs.IsNotFound(err) {
-				stopErr = nil
+			defer cli.close()
+			if err := cli.containerRemove(rctx, id); err != nil && !isNotFound(err) {
+				stopErr = fmt.Errorf("container: removing %.12s: %w", id, err)
 			}
 		})
 		return stopErr
@@ -319,36 +295,29 @@ func containerStopper(ctr *tcpostgres.PostgresContainer) func(context.Context) e
 }
 
 // removeStaleContainers removes pgfixture containers whose owner process
-// is dead (killed before it could stop its container). Best effort.
-func removeStaleContainers(ctx context.Context, cli *client.Client) {
-	lctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+// is dead (killed before it could stop its container).
+// It is best effort.
+func removeStaleContainers(ctx context.Context, cli *dockerAPI) {
+	lctx, cancel := context.WithTimeout(ctx, removeTimeout)
 	defer cancel()
-	res, err := cli.ContainerList(lctx, client.ContainerListOptions{
-		All:     true,
-		Filters: make(client.Filters).Add("label", labelFixture+"="+fixtureValue),
-	})
+	list, err := cli.containerList(lctx, labelFixture+"="+fixtureValue)
 	if err != nil {
 		return
 	}
-	for _, c := range res.Items {
+	for _, c := range list {
 		o, ok := parseOwner(c.Labels[labelOwner])
 		if !ok || !o.dead() {
 			continue
 		}
-		_, _ = cli.ContainerRemove(lctx, c.ID, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
+		_ = cli.containerRemove(lctx, c.ID)
 	}
 }
 
 // containerLogTail returns the end of the container's output, for errors.
-func containerLogTail(ctx context.Context, ctr *tcpostgres.PostgresContainer) string {
-	lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+func containerLogTail(ctx context.Context, cli *dockerAPI, id string) string {
+	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	rc, err := ctr.Logs(lctx)
-	if err != nil {
-		return ""
-	}
-	defer rc.Close()
-	b, _ := io.ReadAll(io.LimitReader(rc, 1<<20))
+	b, _ := cli.containerLogs(lctx, id, 200)
 	if len(b) == 0 {
 		return ""
 	}
@@ -367,58 +336,25 @@ func randomHex(n int) (string, error) {
 	return hex.EncodeToString(b), nil
 }
 
-// tailLogger keeps the last lines testcontainers-go logs, shown only when
-// starting the container fails (tests stay quiet otherwise).
-type tailLogger struct {
-	mu    sync.Mutex
-	lines []string
-}
-
-var _ tclog.Logger = (*tailLogger)(nil)
-
-func (l *tailLogger) Printf(format string, v ...any) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.lines = append(l.lines, strings.TrimRight(fmt.Sprintf(format, v...), "\n"))
-	if len(l.lines) > 20 {
-		l.lines = l.lines[len(l.lines)-20:]
-	}
-}
-
-func (l *tailLogger) tail() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if len(l.lines) == 0 {
-		return ""
-	}
-	return "\ntestcontainers log:\n  " + strings.Join(l.lines, "\n  ")
-}
-
 // reapContainers removes the containers of dead pgfixture processes in any
 // mode, so that a killed test binary's container goes with the next run of
-// any test binary, not only of the next one in container mode. It only asks
-// a Docker engine on a local socket, and gives up within a second.
+// any test binary, not only of the next one in container mode.
+// It only asks a Docker engine on a local socket, and gives up within a
+// second.
 func reapContainers(ctx context.Context) {
-	host := os.Getenv("DOCKER_HOST")
-	if host == "" {
-		host = client.DefaultDockerHost
-	}
-	path, ok := strings.CutPrefix(host, "unix://")
-	if !ok {
+	e, err := dockerEndpointFromEnv()
+	if err != nil || e.network != "unix" {
 		return
 	}
-	if _, err := os.Stat(path); err != nil {
+	if _, err := os.Stat(e.address); err != nil {
 		return
 	}
 	rctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
-	cli, err := client.New(client.FromEnv)
+	cli, err := connectDocker(rctx, time.Second)
 	if err != nil {
 		return
 	}
-	defer cli.Close()
-	if _, err := cli.Ping(rctx, client.PingOptions{NegotiateAPIVersion: true}); err != nil {
-		return
-	}
+	defer cli.close()
 	removeStaleContainers(rctx, cli)
 }

@@ -8,67 +8,60 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/moby/moby/api/types/container"
-	"github.com/moby/moby/client"
 )
 
 // needDocker returns a client of the Docker engine, or skips the test when
 // none answers.
-func needDocker(t *testing.T) *client.Client {
+func needDocker(t *testing.T) *dockerAPI {
 	t.Helper()
-	cli, err := dockerClient(context.Background())
+	cli, err := connectDocker(context.Background(), dockerPingTimeout)
 	if err != nil {
 		t.Skipf("container mode not testable here: %v", err)
 	}
-	t.Cleanup(func() { cli.Close() })
+	t.Cleanup(cli.close)
 	return cli
 }
 
 // needImage skips the test unless Docker answers and TWICE_POSTGRES_IMAGE
 // names an image present on it (nothing is pulled by the tests).
-func needImage(t *testing.T) *client.Client {
+func needImage(t *testing.T) *dockerAPI {
 	t.Helper()
 	cli := needDocker(t)
 	image := os.Getenv(envImage)
 	if image == "" {
 		t.Skipf("container mode not testable here: %s is not set (build a local image with .ci/postgres-image/build.sh and export %s=<its name>)", envImage, envImage)
 	}
-	if _, err := cli.ImageInspect(context.Background(), image); err != nil {
-		t.Skipf("container mode not testable here: image %s (%s) is not on the Docker engine: %v", image, envImage, err)
+	if ok, err := cli.imageExists(context.Background(), image); !ok {
+		t.Skipf("container mode not testable here: image %s (%s) is not on the Docker engine (%v)", image, envImage, err)
 	}
 	return cli
 }
 
 // ownContainers lists the pgfixture containers of this process.
-func ownContainers(t *testing.T, cli *client.Client) map[string]string {
+func ownContainers(t *testing.T, cli *dockerAPI) map[string]string {
 	t.Helper()
-	res, err := cli.ContainerList(context.Background(), client.ContainerListOptions{
-		All: true,
-		Filters: make(client.Filters).
-			Add("label", labelFixture+"="+fixtureValue).
-			Add("label", labelOwnerPID+"="+strconv.Itoa(os.Getpid())),
-	})
+	list, err := cli.containerList(context.Background(),
+		labelFixture+"="+fixtureValue, labelOwnerPID+"="+strconv.Itoa(os.Getpid()))
 	if err != nil {
 		t.Fatalf("listing containers: %v", err)
 	}
 	m := map[string]string{}
-	for _, c := range res.Items {
-		m[c.ID] = string(c.State)
+	for _, c := range list {
+		m[c.ID] = c.State
 	}
 	return m
 }
 
-func containerExists(t *testing.T, cli *client.Client, id string) bool {
+func containerExists(t *testing.T, cli *dockerAPI, id string) bool {
 	t.Helper()
-	res, err := cli.ContainerList(context.Background(), client.ContainerListOptions{
-		All:     true,
-		Filters: make(client.Filters).Add("id", id),
-	})
-	if err != nil {
-		t.Fatalf("listing containers: %v", err)
+	_, err := cli.containerInspect(context.Background(), id)
+	if isNotFound(err) {
+		return false
 	}
-	return len(res.Items) > 0
+	if err != nil {
+		t.Fatalf("inspecting container %.12s: %v", id, err)
+	}
+	return true
 }
 
 func TestContainerStartQueryClose(t *testing.T) {
@@ -211,23 +204,19 @@ func TestContainerStaleOfDeadProcessRemoved(t *testing.T) {
 	alive := self
 
 	create := func(o owner) string {
-		res, err := cli.ContainerCreate(ctx, client.ContainerCreateOptions{
-			Config: &container.Config{
-				Image: os.Getenv(envImage),
-				Labels: map[string]string{
-					labelFixture:  fixtureValue,
-					labelOwner:    o.String(),
-					labelOwnerPID: strconv.Itoa(o.pid),
-				},
+		id, err := cli.containerCreate(ctx, containerSpec{
+			Image: os.Getenv(envImage),
+			Labels: map[string]string{
+				labelFixture:  fixtureValue,
+				labelOwner:    o.String(),
+				labelOwnerPID: strconv.Itoa(o.pid),
 			},
 		})
 		if err != nil {
 			t.Fatalf("creating a container: %v", err)
 		}
-		t.Cleanup(func() {
-			_, _ = cli.ContainerRemove(context.Background(), res.ID, client.ContainerRemoveOptions{Force: true})
-		})
-		return res.ID
+		t.Cleanup(func() { _ = cli.containerRemove(context.Background(), id) })
+		return id
 	}
 	deadID := create(dead)
 	aliveID := create(alive)

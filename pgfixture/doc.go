@@ -30,8 +30,12 @@
 //     DATABASE. pgfixture creates and drops only databases named twicekit_*,
 //     never reads or changes others, and masks the password in everything it
 //     prints. An unreachable server fails within 10 s.
-//   - container: a PostgreSQL container through testcontainers-go (image
-//     from TWICE_POSTGRES_IMAGE).
+//   - container: a PostgreSQL container (image from TWICE_POSTGRES_IMAGE),
+//     through the Docker Engine API on DOCKER_HOST (a unix socket or plain
+//     tcp://; not TLS or ssh) or /var/run/docker.sock. An image that is
+//     missing is pulled once. The container is labelled with its owning
+//     process and removed when the Server closes; the next start removes
+//     the containers of processes that died.
 //   - local: initdb and postgres from PATH or the highest version under
 //     /usr/lib/postgresql/*/bin; a throwaway cluster in a temp directory
 //     (twicekit-pg-*), listening on 127.0.0.1 and a socket in that directory,
@@ -124,5 +128,6 @@
 // # Environment
 //
 // TWICE_POSTGRES, TWICE_DATABASE_URL and TWICE_POSTGRES_IMAGE choose the
-// server, as above. TWICE_KEEP_DB=1 keeps every test's database.
+// server, as above. DOCKER_HOST names the Docker engine of container mode.
+// TWICE_KEEP_DB=1 keeps every test's database.
 package pgfixture

@@ -91,8 +91,8 @@ mkdir -p "$root/usr/share/zoneinfo" "$root/usr/lib/locale"
 tar -C /usr/share/zoneinfo --dereference -cf - . | tar -C "$root/usr/share/zoneinfo" -xf -
 if [ -d /usr/lib/locale/C.utf8 ]; then cp -a /usr/lib/locale/C.utf8 "$root/usr/lib/locale/"; fi
 
-# 2. A POSIX shell and the few tools the entrypoint (and testcontainers'
-#    in-container port check: cat | awk | grep) use.
+# 2. A POSIX shell and the few tools the entrypoint (and the in-container
+#    port checks some clients run: cat | awk | grep) use.
 tools=()
 for t in dash cat mkdir chmod chown rm ls id sleep env grep mawk sed setpriv ln mv cp head tail true false; do
   p=$(type -P "$t" || true)

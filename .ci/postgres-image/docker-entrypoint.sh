@@ -1,8 +1,8 @@
 #!/bin/sh
 # Entrypoint of the twicekit local PostgreSQL image (.ci/postgres-image).
 # A small POSIX-sh re-implementation of what the official postgres image's
-# docker-entrypoint.sh does, so that the testcontainers-go postgres module
-# (and anything else written for the official image) works unchanged:
+# docker-entrypoint.sh does, so that pgfixture's container mode (and
+# anything else written for the official image) works unchanged:
 #   - POSTGRES_USER / POSTGRES_PASSWORD / POSTGRES_DB / POSTGRES_INITDB_ARGS /
 #     POSTGRES_HOST_AUTH_METHOD are honoured;
 #   - initdb on first start, then a temporary server on the unix socket only
