@@ -75,7 +75,7 @@ func (q *queue[T]) options() []twice.Option {
 		twice.QueueWordsOf(riverWords),
 		twice.QueueLabels(riverLabel),
 		twice.MaxDeliveries(q.maxAttempts()),
-		twice.IgnoreColumns(volatileColumns...),
+		twice.IgnoreColumns(bookkeepingColumns...),
 		twice.ExcludeRows("river_job", "metadata ? '"+marker+"'"),
 	}
 }
@@ -125,10 +125,10 @@ func unmarked(row *rivertype.JobRow) *rivertype.JobRow {
 	return &r
 }
 
-// volatileColumns are River's bookkeeping columns of river_job, which differ
+// bookkeepingColumns are River's bookkeeping columns of river_job, which differ
 // between two clean runs; kind, args, queue, state, priority, max_attempts,
 // tags and the unique key are compared.
-var volatileColumns = []string{
+var bookkeepingColumns = []string{
 	"river_job.id", "river_job.created_at", "river_job.scheduled_at", "river_job.attempted_at",
 	"river_job.finalized_at", "river_job.attempt", "river_job.attempted_by", "river_job.errors",
 	"river_job.metadata",
