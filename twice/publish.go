@@ -46,6 +46,9 @@ func publishingFromEnv() publishing {
 	if dir == "" {
 		dir = os.Getenv("TWICE_REPORT_DIR")
 	}
+	if dir != "" {
+		dir = packageReportDir(dir)
+	}
 	return publishing{
 		dir:     dir,
 		actions: os.Getenv("GITHUB_ACTIONS") == "true",
@@ -276,4 +279,35 @@ func logProviderOnce(tb TB) {
 		}
 		tb.Logf("twice: PostgreSQL: %s", srv.Provenance())
 	})
+}
+
+// packageReportDir is where this test binary's reports go under the report
+// directory: a subdirectory named after the package's directory in its
+// module ("examples/quickstart"). go test ./... runs one binary per
+// package, so two packages never write the same file. A relative report
+// directory is taken from the module's root, not from each package's
+// directory, so that every package reports into one tree.
+func packageReportDir(dir string) string {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return dir
+	}
+	root := cwd
+	for d := cwd; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			root = d
+			break
+		}
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(root, dir)
+	}
+	rel, err := filepath.Rel(root, cwd)
+	if err != nil {
+		return dir
+	}
+	return filepath.Join(dir, rel)
 }

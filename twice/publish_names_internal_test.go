@@ -119,3 +119,16 @@ func TestAnUnwritableReportDirectoryFailsAPassingTest(t *testing.T) {
 	require.Empty(t, next.errors)
 	require.Equal(t, []string{"twice: the report directory: mkdir " + notADir + ": not a directory"}, next.logs)
 }
+
+// Each package's reports go under the report directory in a subdirectory
+// named after the package's place in its module, and a relative report
+// directory is taken from the module's root: go test ./... fills one tree,
+// and two packages never write the same file.
+func TestReportsGoUnderThePackagesDirectory(t *testing.T) {
+	cwd, err := os.Getwd()
+	require.NoError(t, err)
+	root := filepath.Dir(cwd) // this package is twice/, at the module's root
+	require.FileExists(t, filepath.Join(root, "go.mod"))
+	require.Equal(t, filepath.Join(root, "out", "twice"), packageReportDir("out"))
+	require.Equal(t, filepath.Join("/var/reports", "twice"), packageReportDir("/var/reports"))
+}
