@@ -73,7 +73,7 @@ func workerConfig(db *pgfixture.DB) *pgx.ConnConfig {
 // look: it may be one of the check's own pools connecting.
 const foreignSessionsSQL = `SELECT pid, coalesce(application_name, ''), coalesce(host(client_addr), '')
 FROM pg_stat_activity
-WHERE datname = $1 AND backend_type = 'client backend' AND pid <> pg_backend_pid() AND state IS NOT NULL
+WHERE datname = $1 AND backend_type = 'client backend' AND pid <> pg_backend_pid() AND state IS NOT NULL AND state <> 'starting'
   AND coalesce(application_name, '') <> ALL($2::text[])
 ORDER BY pid`
 
@@ -279,11 +279,16 @@ func foreignSessionProblem(sessions []Session, unseen []string) Problem {
 	var b strings.Builder
 	b.WriteString("the job opened its own connection to the check's database: its statements are not seen")
 	said := map[string]bool{}
+	var lines []string
 	for _, s := range sessions {
 		if t := s.String(); !said[t] {
 			said[t] = true
-			b.WriteString("\n    " + t)
+			lines = append(lines, t)
 		}
+	}
+	sort.Strings(lines) // by what is printed, never by PID: the same report every run
+	for _, t := range lines {
+		b.WriteString("\n    " + t)
 	}
 	if len(unseen) > 0 {
 		fmt.Fprintf(&b, "\n    the clean run changed %s although the check saw no statement of it", tableList(unseen))

@@ -240,8 +240,8 @@ func TestModelAgreesWithRiver(t *testing.T) {
 			})
 		}
 	})
-	if t.Failed() {
-		return
+	if t.Failed() || len(does) < len(behaviours) {
+		return // a -run that picked some behaviours cannot judge the whole table
 	}
 	checkDocsTable(t, does)
 }

@@ -83,16 +83,17 @@ func (job Job[T]) config() *river.Config {
 // timeout (-1) it never rescues (river/internal/maintenance, JobRescuer).
 // By then the first run's context has ended: a worker that runs its
 // statements on the context River gave it cannot commit anything after the
-// rescue. (A worker that does not is reported for that.)
+// rescue. A worker that detaches from that context (context.WithoutCancel)
+// can, and the check does not play that: the reason says so.
 func (job Job[T]) overlapsOff() string {
 	if job.Worker == nil {
 		return ""
 	}
 	timeout, rescue := job.timeouts()
 	if timeout <= 0 {
-		return "River's rescuer never runs a job again while its worker has no timeout (Timeout -1), so River never runs it twice at once"
+		return "River's rescuer never runs a job again while its worker has no timeout (Timeout -1), so River never runs it twice at once (the check assumes the worker keeps to the context River gives it)"
 	}
-	return fmt.Sprintf("River's rescuer runs a job again only after its timeout (%s) ran out and it has been running past RescueStuckJobsAfter (%s): the first run's context has ended by then, so River never runs it twice at once", timeout, rescue)
+	return fmt.Sprintf("River's rescuer runs a job again only after its timeout (%s) ran out and it has been running past RescueStuckJobsAfter (%s): the first run's context has ended by then, so River never runs it twice at once (the check assumes the worker keeps to the context River gives it)", timeout, rescue)
 }
 
 // timeouts are the worker's timeout as River's executor and rescuer take

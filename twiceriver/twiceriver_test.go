@@ -74,7 +74,7 @@ func equal(t *testing.T, what string, got, want any) {
 	}
 }
 
-const noOverlaps = "\nconcurrent deliveries not checked: River's rescuer runs a job again only after its timeout (1m0s) ran out and it has been running past RescueStuckJobsAfter (1h0m0s): the first run's context has ended by then, so River never runs it twice at once"
+const noOverlaps = "\nconcurrent deliveries not checked: River's rescuer runs a job again only after its timeout (1m0s) ran out and it has been running past RescueStuckJobsAfter (1h0m0s): the first run's context has ended by then, so River never runs it twice at once (the check assumes the worker keeps to the context River gives it)"
 
 // The work is an increment, but the points, the follow-up job and the
 // job's completion commit together: the completion is the ack, so River
