@@ -50,6 +50,8 @@ type Report struct {
 	covered        string // the crash points covered by an earlier one with the same world
 	coveredN       int    // how many
 	keptNote       string // what to know about KeptDatabase (local mode: it dies with the binary)
+	parallelNote   string // why fewer scenarios played at once than asked (go test -v only)
+	lanes          int    // how many databases played the sequential scenarios
 }
 
 // OK reports whether the check ran and every scenario kept every promise.
