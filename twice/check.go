@@ -186,7 +186,9 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 	if prints != nil {
 		how.wait = prints.wait
 	}
-	c.clearSessions(ctx) // sessions.go
+	c.clearSessions(ctx)                       // sessions.go
+	waitLanes := c.startLanes(ctx, c.parallel) // parallel.go
+	defer waitLanes()
 	ref, err := c.scenario(ctx, Scenario{Kind: Once}, how)
 	if err != nil {
 		rep.Err = err
@@ -236,7 +238,7 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 	for i := range scenarios {
 		scenarios[i].Of = len(first.Points)
 	}
-	lanes, note, err := c.lanes(ctx, c.parallel)
+	lanes, note, err := waitLanes()
 	if err != nil {
 		rep.Err = err
 		return

@@ -70,3 +70,27 @@ func BenchmarkBadJob(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkParallelScenarios is the thorough check of a long job (60
+// guarded statements: 60 crash points and the other sequential scenarios,
+// every one played) one scenario at a time and -twice.parallel=2, each on
+// its own database. The concurrent scenarios are off: they stay one after
+// another on the check's own database whatever -twice.parallel says, so they
+// would only add the same time to both.
+func BenchmarkParallelScenarios(b *testing.B) {
+	job := guardedStatements(60)
+	for _, n := range []int{1, 2} {
+		b.Run(fmt.Sprintf("parallel=%d", n), func(b *testing.B) {
+			var scenarios int
+			for b.Loop() {
+				rep := twice.Check(context.Background(), job, twice.WithBudget(twice.ThoroughBudget), twice.Parallel(n),
+					twice.WithoutConcurrency("measured apart: the concurrent scenarios do not play in parallel"))
+				if !rep.OK() || twice.LanesOf(rep) != n {
+					b.Fatalf("want a passing check on %d databases, got %d:\n%s", n, twice.LanesOf(rep), rep.String())
+				}
+				scenarios = len(rep.Scenarios)
+			}
+			b.ReportMetric(float64(scenarios), "scenarios/op")
+		})
+	}
+}

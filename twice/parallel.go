@@ -78,12 +78,43 @@ func (c *config) resolveParallel() (int, error) {
 	return n, nil
 }
 
+// startLanes makes the lanes (see lanes) while the reference runs play,
+// and returns the function that waits for them. The extra lanes close with
+// c once waited for; wait may be called more than once.
+func (c *checker) startLanes(ctx context.Context, n int) (wait func() ([]*checker, string, error)) {
+	type made struct {
+		lanes []*checker
+		note  string
+		err   error
+	}
+	ch := make(chan made, 1)
+	go func() {
+		lanes, note, err := c.lanes(ctx, n)
+		ch <- made{lanes, note, err}
+	}()
+	var once sync.Once
+	var m made
+	return func() ([]*checker, string, error) {
+		once.Do(func() {
+			m = <-ch
+			for _, l := range m.lanes[1:] {
+				c.onClose(func() { _ = l.close(context.WithoutCancel(ctx), false) })
+			}
+		})
+		if m.err != nil {
+			return nil, "", m.err
+		}
+		return m.lanes, m.note, nil
+	}
+}
+
 // lanes returns the checkers that play the sequential scenarios: c itself
 // first, then up to n-1 more, each on a new database with its own worker
-// and effect fakes, closed with c. It makes fewer when the server's room
-// has no free connections for more (never waiting for them: c already holds
-// a reservation, and waiting while holding one could wait forever) and
-// returns a note saying why, for go test -v.
+// and effect fakes. It makes fewer when the server's room has no free
+// connections for more (never waiting for them: c already holds a
+// reservation, and waiting while holding one could wait forever) and
+// returns a note saying why, for go test -v. On an error it returns the
+// lanes made so far, to be closed.
 func (c *checker) lanes(ctx context.Context, n int) ([]*checker, string, error) {
 	out := []*checker{c}
 	if n <= 1 {
@@ -95,7 +126,7 @@ func (c *checker) lanes(ctx context.Context, n int) ([]*checker, string, error) 
 	for len(out) < n {
 		l, ok, err := c.newLane(ctx)
 		if err != nil {
-			return nil, "", err
+			return out, "", err
 		}
 		if !ok {
 			return out, fmt.Sprintf("twice: %s: playing %d scenarios at a time, not %d: the server's connection room (%d connections) has no free %d for another database and its worker; raise max_connections to play more",
@@ -124,13 +155,14 @@ func (c *checker) newLane(ctx context.Context) (lane *checker, ok bool, err erro
 	l := &checker{cfg: c.cfg, job: c.job, srv: c.srv, db: db, worker: worker, log: effects.NewLog()}
 	l.onClose(release)
 	l.onClose(worker.Close)
-	c.onClose(func() { _ = l.close(context.WithoutCancel(ctx), false) })
 	if c.cfg.sqlDriver != "" {
 		if err := l.useSQLDriver(c.cfg.sqlDriver); err != nil {
+			_ = l.close(context.WithoutCancel(ctx), false)
 			return nil, false, err
 		}
 	}
 	if err := l.wireEffects(); err != nil {
+		_ = l.close(context.WithoutCancel(ctx), false)
 		return nil, false, err
 	}
 	return l, true, nil
