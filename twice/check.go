@@ -43,7 +43,8 @@ type checker struct {
 	foreign  []string // effect calls made with a context that is not the attempt's
 	queueErr error    // the first error of a queue hook (queue.go)
 
-	parallel int // how many scenarios may play at once (parallel.go)
+	parallel int   // how many scenarios may play at once (parallel.go)
+	shard    shard // the share of the scenarios this check plays (shard.go)
 }
 
 func (c *checker) now() time.Time {
@@ -77,6 +78,14 @@ func Check(ctx context.Context, job Job, opts ...Option) *Report {
 		rep.Err = usage(err)
 		return rep
 	}
+	sh, err := cfg.resolveShard()
+	if err != nil {
+		rep.Err = usage(err)
+		return rep
+	}
+	if sh.n > 1 && cfg.only == "" {
+		rep.shard = &shardRun{shard: sh, concurrent: sh.owns(concurrentShardToken)}
+	}
 	c, err := newChecker(ctx, job, cfg)
 	if err != nil {
 		rep.Err = err
@@ -97,7 +106,7 @@ func Check(ctx context.Context, job Job, opts ...Option) *Report {
 			rep.Err = fmt.Errorf("twice: internal error: closing the check's database: %w", err)
 		}
 	}()
-	c.parallel = parallel
+	c.parallel, c.shard = parallel, sh
 	c.run(ctx, rep)
 	if c.leftOut.any() {
 		rep.leftOut = c.leftOut.String()
@@ -238,6 +247,12 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 	for i := range scenarios {
 		scenarios[i].Of = len(first.Points)
 	}
+	if rep.shard != nil { // shard.go
+		for _, s := range scenarios {
+			rep.shard.planned = append(rep.shard.planned, s.Token())
+		}
+		scenarios = c.shard.keep(scenarios, coveredBy(scenarios, prints))
+	}
 	lanes, note, err := waitLanes()
 	if err != nil {
 		rep.Err = err
@@ -267,12 +282,15 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 		f := rep.add(sr, p.finding)
 		crashes.ran(s, f != nil)
 		if sr.hung() {
-			left, concurrentLeft := len(scenarios)-i-1, c.cfg.concurrentMayRun() && c.cfg.only == ""
+			left, concurrentLeft := len(scenarios)-i-1, c.cfg.concurrentMayRun() && c.cfg.only == "" && c.shard.owns(concurrentShardToken)
 			if left > 0 || concurrentLeft {
 				rep.stoppedEarly = stoppedAfterHang(sr, left, concurrentLeft)
 			}
 			return
 		}
+	}
+	if c.cfg.only == "" && !c.shard.owns(concurrentShardToken) {
+		return
 	}
 	concurrent, err := c.runConcurrent(ctx, ref)
 	if err != nil {

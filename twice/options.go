@@ -40,6 +40,7 @@ type config struct {
 	// check draws them); nil runs them all.
 	pick     func(all []Scenario, b Budget) []Scenario
 	parallel *int             // Parallel: parallel.go
+	shard    *shard           // Shard: shard.go
 	conc     concurrentConfig // concurrent scenarios: concurrent_options.go
 	queue    queueConfig      // the queue's semantics: queue.go
 	effects  effectsConfig    // the effect fakes: effects_wiring.go
