@@ -224,3 +224,57 @@ func TestABadShardIsRefused(t *testing.T) {
 		t.Fatalf("TWICE_SHARD=two: want a clear error, got %v", rep.Err)
 	}
 }
+
+// TestTheDocumentedWorkflowRunsWhatIsTestedHere reads the GitHub Actions
+// workflow of docs/ci.md: its matrix lists shards 1 to n, its test step
+// plays shard ${{ matrix.shard }}/n (TWICE_SHARD, which these tests check) and writes
+// the reports the merge job downloads, and the merge job runs this command
+// on every shard's directory.
+func TestTheDocumentedWorkflowRunsWhatIsTestedHere(t *testing.T) {
+	b, err := os.ReadFile("testdata/twice-shards.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wf := string(b)
+	for _, want := range []string{
+		"shard: [1, 2, 3, 4]",
+		"TWICE_SHARD: ${{ matrix.shard }}/4",
+		"TWICE_REPORT_DIR: twice-reports",
+		"path: twice-reports",
+		"name: twice-shard-${{ matrix.shard }}",
+		"pattern: twice-shard-*",
+		"go run github.com/twicekit/twicekit/cmd/twice-merge -out twice-merged twice-shards/*",
+	} {
+		if !strings.Contains(wf, want) {
+			t.Errorf("the workflow has no %q", want)
+		}
+	}
+	if _, err := parseWorkflowShards(wf); err != nil {
+		t.Error(err)
+	}
+}
+
+// parseWorkflowShards checks that the matrix's shards are 1..n for the n
+// of TWICE_SHARD.
+func parseWorkflowShards(wf string) (int, error) {
+	_, after, ok := strings.Cut(wf, "shard: [")
+	list, _, ok2 := strings.Cut(after, "]")
+	_, flag, ok3 := strings.Cut(wf, "TWICE_SHARD: ${{ matrix.shard }}/")
+	if !ok || !ok2 || !ok3 {
+		return 0, fmt.Errorf("no matrix of shards or no TWICE_SHARD")
+	}
+	var n int
+	if _, err := fmt.Sscanf(flag, "%d", &n); err != nil {
+		return 0, err
+	}
+	items := strings.Split(list, ",")
+	if len(items) != n {
+		return 0, fmt.Errorf("the matrix has %d shards, TWICE_SHARD says %d", len(items), n)
+	}
+	for i, it := range items {
+		if strings.TrimSpace(it) != fmt.Sprint(i+1) {
+			return 0, fmt.Errorf("matrix shard %d is %q, want %d", i+1, it, i+1)
+		}
+	}
+	return n, nil
+}
