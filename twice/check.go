@@ -292,7 +292,7 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 	if c.cfg.only == "" && !c.shard.owns(concurrentShardToken) {
 		return
 	}
-	concurrent, err := c.runConcurrent(ctx, ref)
+	concurrent, err := c.runConcurrent(ctx, ref, lanes)
 	if err != nil {
 		rep.Err = err
 		return

@@ -94,3 +94,28 @@ func BenchmarkParallelScenarios(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkShards is the same thorough check whole and as each of 4
+// shards (what one machine of a CI matrix of 4 plays): every shard repeats
+// the two reference runs and plays its share of the other scenarios.
+func BenchmarkShards(b *testing.B) {
+	job := guardedStatements(60)
+	opts := []twice.Option{twice.WithBudget(twice.ThoroughBudget), twice.WithoutConcurrency("measured apart: the concurrent scenarios play in one shard")}
+	for k := 0; k <= 4; k++ {
+		name, shardOpts := "whole", opts
+		if k > 0 {
+			name, shardOpts = fmt.Sprintf("shard=%d-of-4", k), append(opts[:len(opts):len(opts)], twice.Shard(k, 4))
+		}
+		b.Run(name, func(b *testing.B) {
+			var scenarios int
+			for b.Loop() {
+				rep := twice.Check(context.Background(), job, shardOpts...)
+				if !rep.OK() {
+					b.Fatal(rep.String())
+				}
+				scenarios = len(rep.Scenarios)
+			}
+			b.ReportMetric(float64(scenarios), "scenarios/op")
+		})
+	}
+}

@@ -129,8 +129,8 @@ func (c *checker) lanes(ctx context.Context, n int) ([]*checker, string, error) 
 			return out, "", err
 		}
 		if !ok {
-			return out, fmt.Sprintf("twice: %s: playing %d scenarios at a time, not %d: the server's connection room (%d connections) has no free %d for another database and its worker; raise max_connections to play more",
-				c.job.Name, len(out), n, c.srv.ConnectionRoom(), inject.MaxConnsPerWorker+pgfixture.ControlPoolConns), nil
+			return out, fmt.Sprintf("twice: %s: playing %d scenarios at a time, not %d: the server's connection room (%d connections) has no free %d for another database and its workers; raise max_connections to play more",
+				c.job.Name, len(out), n, c.srv.ConnectionRoom(), c.cfg.workersNeeded()*inject.MaxConnsPerWorker+pgfixture.ControlPoolConns), nil
 		}
 		out = append(out, l)
 	}
@@ -141,7 +141,7 @@ func (c *checker) lanes(ctx context.Context, n int) ([]*checker, string, error) 
 // template, a worker on it and effect fakes of its own. ok is false when
 // the server has no free connections for it now.
 func (c *checker) newLane(ctx context.Context) (lane *checker, ok bool, err error) {
-	db, release, ok, err := c.srv.TryCreateDBReserving(ctx, c.job.Schema, inject.MaxConnsPerWorker,
+	db, release, ok, err := c.srv.TryCreateDBReserving(ctx, c.job.Schema, c.cfg.workersNeeded()*inject.MaxConnsPerWorker,
 		fmt.Sprintf("a parallel lane of twice.Check of job %q", c.job.Name))
 	if err != nil || !ok {
 		return nil, false, err
@@ -236,6 +236,54 @@ func (c *checker) playAll(ctx context.Context, lanes []*checker, ref *ScenarioRu
 	}
 	wg.Wait()
 	return out
+}
+
+// inOrder plays items 0..n-1 on the lanes, each lane taking the next item
+// in order, and folds each outcome in order, as soon as it and every
+// earlier one are in: the fold sees what a serial loop would see. When fold
+// returns false, no later item starts, and the outcomes of those already
+// started are dropped. It returns once every lane is idle.
+func inOrder[T any](lanes []*checker, n int, play func(l *checker, i int) (T, error), fold func(i int, v T, err error) bool) {
+	type outcome struct {
+		v   T
+		err error
+	}
+	results := make([]outcome, n)
+	done := make([]chan struct{}, n)
+	for i := range done {
+		done[i] = make(chan struct{})
+	}
+	var mu sync.Mutex
+	next, stopped := 0, false
+	take := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		if stopped || next >= n {
+			return -1
+		}
+		next++
+		return next - 1
+	}
+	var wg sync.WaitGroup
+	for _, l := range lanes {
+		wg.Go(func() {
+			for i := take(); i >= 0; i = take() {
+				v, err := play(l, i)
+				results[i] = outcome{v, err}
+				close(done[i])
+			}
+		})
+	}
+	for i := range n {
+		<-done[i]
+		if !fold(i, results[i].v, results[i].err) {
+			break
+		}
+	}
+	mu.Lock()
+	stopped = true
+	mu.Unlock()
+	wg.Wait()
 }
 
 // coveredBy is, for each planned scenario, the index of the earlier crash

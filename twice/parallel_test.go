@@ -24,7 +24,10 @@ func reportBytes(t *testing.T, rep *twice.Report) string {
 // TestParallelScenariosReportWhatTheSerialCheckReports checks buggy jobs
 // and their fixed twins one scenario at a time and two at once, each on its
 // own database: the verdict, the scenarios, the text and the JSON are the
-// same, byte for byte, and the parallel check did use two databases.
+// same, byte for byte, and the parallel check did use two databases. The
+// cases cover the crash-state cache, a hang ending the check, overlaps that
+// stop at the first broken promise and sampled interleavings, folded in
+// order.
 func TestParallelScenariosReportWhatTheSerialCheckReports(t *testing.T) {
 	cases := []struct {
 		job    twice.Job
@@ -39,6 +42,11 @@ func TestParallelScenariosReportWhatTheSerialCheckReports(t *testing.T) {
 		{loyaltyJob("processed jobs", processedJobs), nil, true},
 		{guardedStatements(12), []twice.Option{twice.EveryCrashPoint()}, false},
 		{loyaltyJob("hangs when redelivered", hangsOnRedelivery), []twice.Option{twice.AttemptTimeout(time.Second)}, true},
+		// Only two attempts at once catch it; its 5 points have more
+		// interleavings than the budget, so the check samples them.
+		{ledgerNoUniqueJob("check then act", checkThenAct), nil, true},
+		{ledgerNoUniqueJob("check then act, every interleaving", checkThenAct), []twice.Option{twice.ExploreAllInterleavings()}, true},
+		{ledgerNoUniqueJob("check then act, serializable", checkThenAct), []twice.Option{twice.Isolation(twice.Serializable), twice.ExploreAllInterleavings()}, false},
 	}
 	for _, c := range cases {
 		t.Run(c.job.Name, func(t *testing.T) {
