@@ -106,24 +106,33 @@ func BenchmarkParallelScenarios(b *testing.B) {
 // BenchmarkShards is the same thorough check whole and as each of 4
 // shards (what one machine of a CI matrix of 4 plays): every shard repeats
 // the two reference runs and plays its share of the other scenarios.
+// sequential: the concurrent scenarios off; all: with them, and they play
+// together in one shard.
 func BenchmarkShards(b *testing.B) {
 	job := guardedStatements(60)
-	opts := []twice.Option{twice.WithBudget(twice.ThoroughBudget), twice.WithoutConcurrency("measured apart: the concurrent scenarios play in one shard")}
-	for k := 0; k <= 4; k++ {
-		name, shardOpts := "whole", opts
-		if k > 0 {
-			name, shardOpts = fmt.Sprintf("shard=%d-of-4", k), append(opts[:len(opts):len(opts)], twice.Shard(k, 4))
-		}
-		b.Run(name, func(b *testing.B) {
-			var scenarios int
-			for b.Loop() {
-				rep := twice.Check(context.Background(), job, shardOpts...)
-				if !rep.OK() {
-					b.Fatal(rep.String())
-				}
-				scenarios = len(rep.Scenarios)
+	for _, what := range []string{"sequential", "all"} {
+		for k := 0; k <= 4; k++ {
+			opts := []twice.Option{twice.WithBudget(twice.ThoroughBudget)}
+			if what == "sequential" {
+				opts = append(opts, twice.WithoutConcurrency("measured apart"))
 			}
-			b.ReportMetric(float64(scenarios), "scenarios/op")
-		})
+			name := fmt.Sprintf("scenarios=%s/whole", what)
+			if k > 0 {
+				name = fmt.Sprintf("scenarios=%s/shard=%d-of-4", what, k)
+				opts = append(opts, twice.Shard(k, 4))
+			}
+			b.Run(name, func(b *testing.B) {
+				twice.Check(context.Background(), job, twice.Only("sequential")) // untimed: the server, the template, a warm database
+				var scenarios int
+				for b.Loop() {
+					rep := twice.Check(context.Background(), job, opts...)
+					if !rep.OK() {
+						b.Fatal(rep.String())
+					}
+					scenarios = len(rep.Scenarios)
+				}
+				b.ReportMetric(float64(scenarios), "scenarios/op")
+			})
+		}
 	}
 }

@@ -27,8 +27,8 @@ import (
 // database of its own cloned from the same template (default 1: one after
 // another; -twice.parallel, TWICE_PARALLEL). The report is the same,
 // byte for byte, whatever n is. Each further database holds
-// pgfixture.ControlPoolConns connections, and its workers (one, or three
-// with the concurrent scenarios) inject.MaxConnsPerWorker each; when the
+// pgfixture.ControlPoolConns connections, and its workers (one to three,
+// as the check's own) inject.MaxConnsPerWorker each; when the
 // server's connection room has no free connections for them the check plays
 // fewer at once and says so under go test -v. The job must keep its state in the database and its effects
 // (as it does for the check to be meaningful at all): two scenarios' attempts
