@@ -129,8 +129,8 @@ func (c *checker) lanes(ctx context.Context, n int) ([]*checker, string, error) 
 			return out, "", err
 		}
 		if !ok {
-			return out, fmt.Sprintf("twice: %s: playing %d scenarios at a time, not %d: the server's connection room (%d connections) has no free %d for another database and its workers; raise max_connections to play more",
-				c.job.Name, len(out), n, c.srv.ConnectionRoom(), c.cfg.workersNeeded()*inject.MaxConnsPerWorker+pgfixture.ControlPoolConns), nil
+			return out, fmt.Sprintf("twice: %s: playing %s at a time, not %d: the server's connection room (%d connections) has no free %d for another database and its workers; raise max_connections to play more",
+				c.job.Name, count(len(out), "scenario"), n, c.srv.ConnectionRoom(), c.cfg.workersNeeded()*inject.MaxConnsPerWorker+pgfixture.ControlPoolConns), nil
 		}
 		out = append(out, l)
 	}

@@ -84,3 +84,25 @@ func TestParallelRefusesWhatIsNotANumberOfScenarios(t *testing.T) {
 		t.Fatalf("TWICE_PARALLEL=2: want a passing check on 2 databases, got %d:\n%s", twice.LanesOf(rep), rep.String())
 	}
 }
+
+// TestASmallRoomPlaysFewerScenariosAtOnce: on a server whose connection
+// room fits the check and not one more lane, Parallel(3) plays one
+// scenario at a time, says why (what go test -v logs), and reports what
+// the serial check reports.
+func TestASmallRoomPlaysFewerScenariosAtOnce(t *testing.T) {
+	// 45 connections: 3 for superusers and 8 for pgfixture's admin pool
+	// leave 34; the check takes 20 (its database and two workers).
+	ctx, srv := privateServer(t, "max_connections=45")
+	job := loyaltyJob("increment", incrementPoints)
+	serial := twice.Check(ctx, job, twice.OnServer(srv))
+	rep := twice.Check(ctx, job, twice.OnServer(srv), twice.Parallel(3))
+	if got := twice.LanesOf(rep); got != 1 {
+		t.Fatalf("Parallel(3) in a room of 34 connections played on %d databases, want 1", got)
+	}
+	if note := twice.ParallelNoteOf(rep); !strings.Contains(note, "playing 1 scenario at a time, not 3: the server's connection room (34 connections) has no free 20 for another database and its workers; raise max_connections") {
+		t.Fatalf("want a note that says why, got %q", note)
+	}
+	if want, got := reportBytes(t, serial), reportBytes(t, rep); got != want {
+		t.Fatalf("the report changed:\n--- serial\n%s\n--- parallel\n%s", want, got)
+	}
+}
