@@ -195,8 +195,12 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 	if prints != nil {
 		how.wait = prints.wait
 	}
-	c.clearSessions(ctx)                       // sessions.go
-	waitLanes := c.startLanes(ctx, c.parallel) // parallel.go
+	c.clearSessions(ctx) // sessions.go
+	lanesWanted := c.parallel
+	if c.cfg.only != "" {
+		lanesWanted = 1 // one scenario to replay
+	}
+	waitLanes := c.startLanes(ctx, lanesWanted) // parallel.go
 	defer waitLanes()
 	ref, err := c.scenario(ctx, Scenario{Kind: Once}, how)
 	if err != nil {
