@@ -45,7 +45,7 @@ type DB struct {
 // CreateDB waits for them. A warm database of the schema (a closed one kept
 // for reuse) is handed out without waiting.
 func (s *Server) CreateDB(ctx context.Context, schema Schema) (*DB, error) {
-	db, _, err := s.createDB(ctx, schema, 0, "")
+	db, _, err := s.createDB(ctx, schema, 0, "", true)
 	return db, err
 }
 
@@ -60,16 +60,39 @@ func (s *Server) CreateDB(ctx context.Context, schema Schema) (*DB, error) {
 // names the numbers and the fix (errors.Is(err, ErrConnectionLimit)); what
 // names the caller in it, e.g. `twice.Check of job "reward"`.
 func (s *Server) CreateDBReserving(ctx context.Context, schema Schema, extra int, what string) (db *DB, release func(), err error) {
-	db, r, err := s.createDB(ctx, schema, max(extra, 0), what)
+	db, r, err := s.createDB(ctx, schema, max(extra, 0), what, true)
 	if err != nil {
 		return nil, nil, err
 	}
 	return db, r.release, nil
 }
 
+// TryCreateDBReserving is CreateDBReserving that never waits for the
+// room: when the connections are not free now, it returns ok false and
+// holds nothing. A caller that already holds a reservation uses it to ask
+// for more, which waiting could deadlock.
+func (s *Server) TryCreateDBReserving(ctx context.Context, schema Schema, extra int, what string) (db *DB, release func(), ok bool, err error) {
+	db, r, err := s.createDB(ctx, schema, max(extra, 0), what, false)
+	if errors.Is(err, errNoRoomNow) {
+		return nil, nil, false, nil
+	}
+	if err != nil {
+		return nil, nil, false, err
+	}
+	return db, r.release, true, nil
+}
+
+// ConnectionRoom is how many connections the server has room for, for
+// fixture databases and their callers, as last measured.
+func (s *Server) ConnectionRoom() int { return s.room.capacity() }
+
+// errNoRoomNow is a reservation that did not wait and found no room.
+var errNoRoomNow = errors.New("pgfixture: no free connections now")
+
 // createDB returns a database of schema and a reservation of extra more
-// connections for the caller (nil when extra is 0).
-func (s *Server) createDB(ctx context.Context, schema Schema, extra int, what string) (*DB, *slots, error) {
+// connections for the caller (nil when extra is 0). Unless wait, it
+// returns errNoRoomNow instead of waiting for the connections.
+func (s *Server) createDB(ctx context.Context, schema Schema, extra int, what string, wait bool) (*DB, *slots, error) {
 	if s.isClosed() {
 		return nil, nil, errors.New("pgfixture: CreateDB on a closed server")
 	}
@@ -97,9 +120,17 @@ func (s *Server) createDB(ctx context.Context, schema Schema, extra int, what st
 	if extra > 0 {
 		detail = fmt.Sprintf("%d of its own and %d for its fixture database's control pool", extra, controlPoolConns)
 	}
-	all, err := s.reserve(ctx, extra+controlPoolConns, what, detail)
-	if err != nil {
-		return nil, nil, err
+	var all *slots
+	if wait {
+		var err error
+		if all, err = s.reserve(ctx, extra+controlPoolConns, what, detail); err != nil {
+			return nil, nil, err
+		}
+	} else {
+		if !s.room.tryAcquire(extra + controlPoolConns) {
+			return nil, nil, errNoRoomNow
+		}
+		all = &slots{b: s.room, n: extra + controlPoolConns}
 	}
 	var mine *slots
 	if extra > 0 {

@@ -118,7 +118,9 @@
 // holds 4 of it for its control pool while it lives ([ControlPoolConns]);
 // callers reserve what they open themselves with [Server.CreateDBReserving]
 // (a database and connections for it, in one step) or
-// [Server.ReserveConnections]. A reservation that fits the room but not
+// [Server.ReserveConnections]. [Server.TryCreateDBReserving] is
+// CreateDBReserving that never waits, for a caller that already holds a
+// reservation; [Server.ConnectionRoom] is the room. A reservation that fits the room but not
 // what is free waits in line (first come, first served; warm idle
 // databases are dropped for it first); one larger than the room measures
 // again (others may have left) and then fails at once with the numbers and

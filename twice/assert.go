@@ -50,6 +50,9 @@ func assertWatched(tb TB, fail func(string, ...any), job Job, opts []Option, w w
 	if pub.verbose {
 		logProviderOnce(tb)
 	}
+	if rep.parallelNote != "" && pub.verbose {
+		tb.Logf("%s", rep.parallelNote)
+	}
 	if len(rep.Varying) > 0 && pub.verbose {
 		tb.Logf("%s", varyingLine(rep))
 	}

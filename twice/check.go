@@ -42,6 +42,9 @@ type checker struct {
 	clock    time.Time
 	foreign  []string // effect calls made with a context that is not the attempt's
 	queueErr error    // the first error of a queue hook (queue.go)
+
+	parallel int   // how many scenarios may play at once (parallel.go)
+	shard    shard // the share of the scenarios this check plays (shard.go)
 }
 
 func (c *checker) now() time.Time {
@@ -70,6 +73,19 @@ func Check(ctx context.Context, job Job, opts ...Option) *Report {
 		rep.Err = fmt.Errorf("twice: MaxDeliveries must be at least 1 and AttemptTimeout positive (got %d, %s)", cfg.maxDeliveries, cfg.attemptTimeout)
 		return rep
 	}
+	parallel, err := cfg.resolveParallel()
+	if err != nil {
+		rep.Err = usage(err)
+		return rep
+	}
+	sh, err := cfg.resolveShard()
+	if err != nil {
+		rep.Err = usage(err)
+		return rep
+	}
+	if sh.n > 1 && cfg.only == "" {
+		rep.shard = &shardRun{shard: sh, concurrent: sh.owns(concurrentShardToken)}
+	}
 	c, err := newChecker(ctx, job, cfg)
 	if err != nil {
 		rep.Err = err
@@ -90,6 +106,7 @@ func Check(ctx context.Context, job Job, opts ...Option) *Report {
 			rep.Err = fmt.Errorf("twice: internal error: closing the check's database: %w", err)
 		}
 	}()
+	c.parallel, c.shard = parallel, sh
 	c.run(ctx, rep)
 	if c.leftOut.any() {
 		rep.leftOut = c.leftOut.String()
@@ -179,6 +196,12 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 		how.wait = prints.wait
 	}
 	c.clearSessions(ctx) // sessions.go
+	lanesWanted := c.parallel
+	if c.cfg.only != "" {
+		lanesWanted = 1 // one scenario to replay
+	}
+	waitLanes := c.startLanes(ctx, lanesWanted) // parallel.go
+	defer waitLanes()
 	ref, err := c.scenario(ctx, Scenario{Kind: Once}, how)
 	if err != nil {
 		rep.Err = err
@@ -225,27 +248,55 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 		b, _ := c.cfg.conc.resolveBudget() // plan has reported its error
 		scenarios = c.cfg.pick(scenarios, b)
 	}
+	for i := range scenarios {
+		scenarios[i].Of = len(first.Points)
+	}
+	if rep.shard != nil { // shard.go
+		for _, s := range scenarios {
+			rep.shard.planned = append(rep.shard.planned, s.Token())
+		}
+		scenarios = c.shard.keep(scenarios, coveredBy(scenarios, prints))
+	}
+	lanes, note, err := waitLanes()
+	if err != nil {
+		rep.Err = err
+		return
+	}
+	rep.parallelNote, rep.lanes = note, len(lanes)
+	results := c.playAll(ctx, lanes, ref, scenarios, coveredBy(scenarios, prints))
+	for _, l := range lanes[1:] {
+		if c.queueErr == nil {
+			c.queueErr = l.queueErr
+		}
+	}
 	for i, s := range scenarios {
-		s.Of = len(first.Points)
 		if crashes.skip(s) {
 			continue
 		}
-		sr, err := c.scenario(ctx, s, playArgs{})
-		if err != nil {
-			rep.Err = err
+		p := results[i]
+		if p.err != nil {
+			rep.Err = p.err
 			return
 		}
-		f := rep.add(sr, compare(ref, sr, c.cfg))
+		if p.sr == nil {
+			rep.Err = fmt.Errorf("twice: internal error: scenario %s was not played", s.Token())
+			return
+		}
+		sr := p.sr
+		f := rep.add(sr, p.finding)
 		crashes.ran(s, f != nil)
 		if sr.hung() {
-			left, concurrentLeft := len(scenarios)-i-1, c.cfg.concurrentMayRun() && c.cfg.only == ""
+			left, concurrentLeft := len(scenarios)-i-1, c.cfg.concurrentMayRun() && c.cfg.only == "" && c.shard.owns(concurrentShardToken)
 			if left > 0 || concurrentLeft {
 				rep.stoppedEarly = stoppedAfterHang(sr, left, concurrentLeft)
 			}
 			return
 		}
 	}
-	concurrent, err := c.runConcurrent(ctx, ref)
+	if c.cfg.only == "" && !c.shard.owns(concurrentShardToken) {
+		return
+	}
+	concurrent, err := c.runConcurrent(ctx, ref, lanes)
 	if err != nil {
 		rep.Err = err
 		return

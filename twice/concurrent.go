@@ -32,7 +32,13 @@ type concurrency struct {
 // once. Unless ExploreAllInterleavings, it stops at the first scenario that
 // breaks a promise. Inside rapid.Check (where every drawn input runs a
 // whole check) only the overlaps run, unless WithBudget is given.
-func (c *checker) runConcurrent(ctx context.Context, ref *ScenarioRun) ([]*ScenarioRun, error) {
+//
+// With more than one lane (parallel.go) the overlaps and the PCT samples
+// play on every lane at once and are taken in order, as the serial loop
+// takes them, so the same ones are kept and the same stop is made; an
+// enumeration, which picks each interleaving from the last, plays on c
+// alone.
+func (c *checker) runConcurrent(ctx context.Context, ref *ScenarioRun, lanes []*checker) ([]*ScenarioRun, error) {
 	cc := c.cfg.conc
 	if c.cfg.only != "" && !isConcurrentToken(c.cfg.only) {
 		return nil, nil
@@ -77,20 +83,64 @@ func (c *checker) runConcurrent(ctx context.Context, ref *ScenarioRun) ([]*Scena
 	}
 	overlaps := keepPoints(ref.Attempts[0].Points, n-1, budget.OverlapPoints)
 	c.leftOut.overlaps, c.leftOut.overlapPoints = len(overlaps), n-1
-	for _, k := range overlaps {
-		if stop {
-			break
+	overlap := func(l *checker, i int) (*ScenarioRun, error) {
+		k := overlaps[i]
+		return l.playScenario(ctx, Scenario{Kind: Overlap, Point: k, Label: ref.Attempts[0].Points[k-1].Label, Of: n}, sched.Overlap{K: k})
+	}
+	var playErr error
+	if len(lanes) > 1 {
+		inOrder(lanes, len(overlaps), overlap, func(_ int, sr *ScenarioRun, err error) bool {
+			if err != nil {
+				playErr = err
+				return false
+			}
+			keep(sr)
+			return !stop
+		})
+	} else {
+		for i := range overlaps {
+			if stop {
+				break
+			}
+			sr, err := overlap(c, i)
+			if err != nil {
+				playErr = err
+				break
+			}
+			keep(sr)
 		}
-		sr, err := c.playScenario(ctx, Scenario{Kind: Overlap, Point: k, Label: ref.Attempts[0].Points[k-1].Label, Of: n}, sched.Overlap{K: k})
-		if err != nil {
-			return nil, err
-		}
-		keep(sr)
+	}
+	if playErr != nil {
+		return nil, playErr
 	}
 	if stop || overlapsOnly {
 		return out, nil
 	}
-	_, err = sched.Explore(budget.explore(n), cc.scheduleSeed(), []int{n, n}, func(ch sched.Chooser) (*sched.Trace, error) {
+	eb := budget.explore(n)
+	if len(lanes) > 1 && eb.Runs >= 1 && eb.Choose(n, n) == sched.Sample {
+		sampler, draws := sched.NewSampler(eb, cc.scheduleSeed(), []int{n, n})
+		inOrder(lanes, len(draws), func(l *checker, i int) (*ScenarioRun, error) {
+			return l.playScenario(ctx, Scenario{Kind: Interleaved, Of: n}, draws[i])
+		}, func(_ int, sr *ScenarioRun, err error) bool {
+			if err != nil {
+				playErr = err
+				return false
+			}
+			t := sr.interleaving.trace
+			if !seen[t.Token()] {
+				keep(sr)
+				if stop {
+					return false
+				}
+			}
+			return sampler.Next(t)
+		})
+		if playErr != nil {
+			return nil, playErr
+		}
+		return out, nil
+	}
+	_, err = sched.Explore(eb, cc.scheduleSeed(), []int{n, n}, func(ch sched.Chooser) (*sched.Trace, error) {
 		sr, err := c.playScenario(ctx, Scenario{Kind: Interleaved, Of: n}, ch)
 		if err != nil {
 			return nil, err

@@ -59,6 +59,15 @@
 // covered by it ([EveryCrashPoint] plays them all). The first hung attempt
 // ends the check.
 //
+// # Parallel scenarios and shards
+//
+// [Parallel] (-twice.parallel=N, TWICE_PARALLEL) plays up to N scenarios at
+// once, each on a database of its own; the report is the same, byte for
+// byte. [Shard] (-twice.shard=k/n, TWICE_SHARD) plays one shard of a
+// check's scenarios on one machine of a CI matrix; the JSON report records
+// it in a [JSONShard], and [MergeShards] (the command cmd/twice-merge)
+// joins the shards' reports into one per check.
+//
 // # Varying values
 //
 // The reference is run twice. Values that differ between the two clean

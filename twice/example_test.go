@@ -46,3 +46,29 @@ func ExampleScenarioRun() {
 	// attempt 6 of job-1: returned error - payment provider unavailable (delivery 6)
 	// gave-up job-1
 }
+
+// Two scenarios at once, each on a database of its own: the report is the
+// one the check writes playing them one after another, byte for byte.
+func ExampleParallel() {
+	job := loyaltyJob("increment", incrementPoints)
+	serial := twice.Check(context.Background(), job, twice.WithoutConcurrency("an example"))
+	parallel := twice.Check(context.Background(), job, twice.WithoutConcurrency("an example"), twice.Parallel(2))
+	fmt.Println(parallel.String() == serial.String(), parallel.Tokens())
+	// Output:
+	// true [sequential crash@1 crash@end duplicate-enqueue]
+}
+
+// Three shards of one check, as three machines of a CI matrix play them:
+// each plays the reference runs and its share of the other scenarios, and
+// together they play every scenario once.
+func ExampleShard() {
+	job := loyaltyJob("ledger in a transaction", ledgerInTransaction)
+	for k := 1; k <= 3; k++ {
+		rep := twice.Check(context.Background(), job, twice.WithoutConcurrency("an example"), twice.Shard(k, 3))
+		fmt.Println(k, rep.OK(), rep.Tokens())
+	}
+	// Output:
+	// 1 true [crash@3 crash@end]
+	// 2 true [duplicate-enqueue]
+	// 3 true [sequential crash@1]
+}

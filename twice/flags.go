@@ -10,9 +10,13 @@ import (
 //
 //	-twice.run=TOKEN        TWICE_RUN     run only the scenario with this token
 //	-twice.budget=NAME      TWICE_BUDGET  quick, default or thorough (-short means quick)
+//	-twice.parallel=N       TWICE_PARALLEL  scenarios played at once (auto: one per core)
+//	-twice.shard=k/n        TWICE_SHARD     play only shard k of n of every check's scenarios
 var (
-	runToken   = flag.String("twice.run", "", "run only the twice scenario with this `token` (as printed on a failure's replay line); env TWICE_RUN")
-	budgetFlag = flag.String("twice.budget", "", "how much a check explores: `quick`, default or thorough (-short means quick); env TWICE_BUDGET")
+	runToken     = flag.String("twice.run", "", "run only the twice scenario with this `token` (as printed on a failure's replay line); env TWICE_RUN")
+	parallelFlag = flag.String("twice.parallel", "", "play up to `N` twice scenarios of a check at once, each on its own database (auto: one per core; default 1); env TWICE_PARALLEL")
+	shardFlag    = flag.String("twice.shard", "", "play only shard `k/n` of every twice check's scenarios (the reference runs play in every shard; twice-merge joins the reports); env TWICE_SHARD")
+	budgetFlag   = flag.String("twice.budget", "", "how much a check explores: `quick`, default or thorough (-short means quick); env TWICE_BUDGET")
 )
 
 // budgetSetting is the budget named by -twice.budget, else TWICE_BUDGET

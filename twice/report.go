@@ -45,11 +45,14 @@ type Report struct {
 	dupEnqueueOff  string
 	concurrencyOff string
 	options        JSONOptions
-	stoppedEarly   string // the scenarios left out after a hang, and why
-	leftOut        string // what the budget left out of a long job
-	covered        string // the crash points covered by an earlier one with the same world
-	coveredN       int    // how many
-	keptNote       string // what to know about KeptDatabase (local mode: it dies with the binary)
+	stoppedEarly   string    // the scenarios left out after a hang, and why
+	leftOut        string    // what the budget left out of a long job
+	covered        string    // the crash points covered by an earlier one with the same world
+	coveredN       int       // how many
+	keptNote       string    // what to know about KeptDatabase (local mode: it dies with the binary)
+	parallelNote   string    // why fewer scenarios played at once than asked (go test -v only)
+	lanes          int       // how many databases played the sequential scenarios
+	shard          *shardRun // the shard this check was, when sharded (shard.go)
 }
 
 // OK reports whether the check ran and every scenario kept every promise.
@@ -131,7 +134,7 @@ func (r *Report) notChecked() string {
 	if r.covered != "" {
 		s += "\n" + r.covered
 	}
-	return s
+	return s + r.shard.text()
 }
 
 // timeline prints the attempts of a scenario, one point a line.

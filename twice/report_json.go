@@ -28,6 +28,21 @@ type JSONReport struct {
 	Scenarios  []JSONScenario `json:"scenarios"`
 	Findings   []JSONFinding  `json:"findings"`
 	NotChecked []string       `json:"not_checked,omitempty"`
+	Shard      *JSONShard     `json:"shard,omitempty"`
+}
+
+// JSONShard is the shard a check played under -twice.shard=k/n: its
+// scenarios are the ones that fell to it, and twice-merge joins the n
+// shards' reports of the check into one.
+type JSONShard struct {
+	Index int `json:"index"` // k, from 1
+	Of    int `json:"of"`    // n
+	// Planned is every sequential scenario the unsharded check plans, in
+	// plan order (the same in every shard).
+	Planned []string `json:"planned"`
+	// Concurrent tells whether this shard played the concurrent scenarios
+	// (exactly one shard does).
+	Concurrent bool `json:"concurrent"`
 }
 
 // JSONOptions are the options that decide what a check ran and accepted.
@@ -156,6 +171,9 @@ func (r *Report) jsonReport() JSONReport {
 	}
 	for _, f := range r.Findings {
 		out.Findings = append(out.Findings, jsonFinding(r, f))
+	}
+	if sh := r.shard; sh != nil {
+		out.Shard = &JSONShard{Index: sh.k, Of: sh.n, Planned: append([]string{}, sh.planned...), Concurrent: sh.concurrent}
 	}
 	for _, line := range strings.Split(strings.TrimSpace(r.notChecked()), "\n") {
 		if line != "" {

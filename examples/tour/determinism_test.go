@@ -32,7 +32,9 @@ const determinismSeed = 1
 // -determinism.runs times (2; with TWICE_LONG_TESTS=1, 20, or 3 under -race,
 // where .ci/determinism covers the rest) and requires the same verdict, the same
 // report text and the same JSON report, byte for byte, every time; the JSON
-// must follow docs/report-schema.json.
+// must follow docs/report-schema.json. One more run plays 3 scenarios at
+// once (twice.Parallel(3)), each on its own database: its text and JSON
+// must be the serial run's, byte for byte.
 func TestEveryCheckIsDeterministic(t *testing.T) {
 	runs := *determinismRuns
 	switch {
@@ -67,6 +69,10 @@ func TestEveryCheckIsDeterministic(t *testing.T) {
 					t.Fatalf("the JSON report of %s does not follow docs/report-schema.json: %v\n%s", f.Title(), err, first)
 				}
 				texts[i] = first
+				if got, _ := determinismText(t.Context(), srv, f, twice.Parallel(3)); got != first {
+					t.Fatalf("%s played 3 scenarios at once differs from the serial run (same job, options and seed %d):\n%s",
+						f.Title(), determinismSeed, lineDiff(first, got))
+				}
 				for run := 2; run <= runs; run++ {
 					if got, _ := determinismText(t.Context(), srv, f); got != first {
 						t.Fatalf("run %d of %s differs from run 1 (same job, options and seed %d):\n%s",
@@ -92,8 +98,9 @@ func TestEveryCheckIsDeterministic(t *testing.T) {
 // the verdict line, the scenarios that ran, the report text and, after a
 // line "json:", the JSON report; ok tells whether the verdict is the one the
 // story expects.
-func determinismText(ctx context.Context, srv *pgfixture.Server, f story.Form) (text string, ok bool) {
+func determinismText(ctx context.Context, srv *pgfixture.Server, f story.Form, extra ...twice.Option) (text string, ok bool) {
 	opts := append([]twice.Option{twice.OnServer(srv), twice.ScheduleSeed(determinismSeed), twice.TestName("TestStory/" + f.Name)}, f.Options...)
+	opts = append(opts, extra...)
 	rep := twice.Check(ctx, f.Job, opts...)
 	ok, verdict := story.Verdict(f, rep)
 	js, err := rep.JSON()

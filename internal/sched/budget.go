@@ -67,10 +67,6 @@ func Explore(b Budget, seed uint64, points []int, run func(Chooser) (*Trace, err
 	if b.Runs < 1 {
 		return 0, fmt.Errorf("concurrent: budget %q runs no schedules", b.Name)
 	}
-	steps := 0
-	for _, p := range points {
-		steps += p
-	}
 	runs := 0
 	if b.Choose(points...) == Enumerate {
 		var e Exhaustive
@@ -86,31 +82,67 @@ func Explore(b Budget, seed uint64, points []int, run func(Chooser) (*Trace, err
 		}
 		return runs, nil
 	}
-	// Samples that would repeat an earlier one's choices are skipped; the
-	// draws are bounded too, for jobs with few distinct samples.
-	// Sampling also stops once a quarter of the budget in a row brought no
-	// interleaving not seen before: the samples have saturated.
-	drawn, found := map[string]bool{}, map[string]bool{}
-	stale := 0
-	for draw := uint64(0); runs < b.Runs && draw < 10*uint64(b.Runs) && stale < max(8, b.Runs/4); draw++ {
-		p := NewPCT(seed, draw, len(points), steps, b.Depth)
-		if drawn[p.Key()] {
-			continue
-		}
-		drawn[p.Key()] = true
+	sm, draws := NewSampler(b, seed, points)
+	for _, p := range draws {
 		runs++
 		t, err := run(p)
 		if err != nil {
 			return runs, stopped(err)
 		}
-		if t != nil && !found[t.Token()] {
-			found[t.Token()] = true
-			stale = 0
-		} else {
-			stale++
+		if !sm.Next(t) {
+			break
 		}
 	}
 	return runs, nil
+}
+
+// Sampler is the sampled exploration of [Explore] in two halves, for a
+// caller that plays several samples at once and folds their traces in
+// order: the draws to play, in order, and after each one's trace whether
+// Explore would play the next.
+type Sampler struct {
+	b     Budget
+	runs  int
+	stale int
+	found map[string]bool
+}
+
+// NewSampler returns the sampler and the PCT samples Explore plays, in
+// order. Samples that would repeat an earlier one's choices are skipped;
+// the draws are bounded too, for jobs with few distinct samples. The caller
+// plays them in order until Next says stop.
+func NewSampler(b Budget, seed uint64, points []int) (*Sampler, []Chooser) {
+	steps := 0
+	for _, p := range points {
+		steps += p
+	}
+	drawn := map[string]bool{}
+	var draws []Chooser
+	for draw := uint64(0); draw < 10*uint64(max(b.Runs, 0)); draw++ {
+		p := NewPCT(seed, draw, len(points), steps, b.Depth)
+		if drawn[p.Key()] {
+			continue
+		}
+		drawn[p.Key()] = true
+		draws = append(draws, p)
+	}
+	return &Sampler{b: b, found: map[string]bool{}}, draws
+}
+
+// Next takes the trace of the sample just played (nil when it gave none)
+// and reports whether the next sample is to be played: the budget's runs
+// are not spent, and the last quarter of the budget (8 at least) in a row
+// brought some interleaving not seen before (the samples have not
+// saturated).
+func (s *Sampler) Next(t *Trace) bool {
+	s.runs++
+	if t != nil && !s.found[t.Token()] {
+		s.found[t.Token()] = true
+		s.stale = 0
+	} else {
+		s.stale++
+	}
+	return s.runs < s.b.Runs && s.stale < max(8, s.b.Runs/4)
 }
 
 func stopped(err error) error {

@@ -1,0 +1,311 @@
+package twice
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"sync"
+
+	"github.com/twicekit/twicekit/effects"
+	"github.com/twicekit/twicekit/internal/inject"
+	"github.com/twicekit/twicekit/pgfixture"
+)
+
+// Scenarios in parallel. A check plays its reference runs on its own
+// database, then its other scenarios on lanes: the check's own database and
+// workers, and up to N-1 more, each a clone of the same template with its
+// own workers, effect log, clock and provider. Lanes take the scenarios in
+// plan order and the report takes them in plan order, never in the order
+// they finish, so the report is the same whatever N is. The overlaps and
+// the sampled interleavings play on the lanes too (concurrent.go); an
+// enumeration of every interleaving stays on the check's own database, one
+// after another: it picks the next interleaving from the last one.
+
+// Parallel plays up to n scenarios of the check at once, each on a
+// database of its own cloned from the same template (default 1: one after
+// another; -twice.parallel, TWICE_PARALLEL). The report is the same,
+// byte for byte, whatever n is. Each further database holds
+// pgfixture.ControlPoolConns connections, and its workers (one to three,
+// as the check's own) inject.MaxConnsPerWorker each; when the
+// server's connection room has no free connections for them the check plays
+// fewer at once and says so under go test -v. The job must keep its state in the database and its effects
+// (as it does for the check to be meaningful at all): two scenarios' attempts
+// run at the same time in one process. A check with HTTPHost handlers plays
+// one scenario at a time, since every database shares the handlers.
+func Parallel(n int) Option {
+	return optionFunc(func(c *config) { c.parallel = &n })
+}
+
+// parallelSetting is -twice.parallel, else TWICE_PARALLEL, with where it
+// came from, or "" when neither is set.
+func parallelSetting() (value, from string) {
+	if *parallelFlag != "" {
+		return *parallelFlag, "-twice.parallel"
+	}
+	return os.Getenv("TWICE_PARALLEL"), "TWICE_PARALLEL"
+}
+
+// resolveParallel is how many scenarios the check may play at once: the
+// option, else -twice.parallel, else TWICE_PARALLEL ("auto": one per core),
+// else 1.
+//
+// The default is 1 because go test already spends the cores: it runs
+// package test binaries side by side (-p defaults to the number of cores)
+// and t.Parallel tests share a binary's cores, so a check that took every
+// core by default would slow the suite it is part of and hold a database
+// and its connections per core. A nightly run of the thorough budget, where
+// one check plays hundreds of scenarios, asks for -twice.parallel=auto.
+func (c *config) resolveParallel() (int, error) {
+	if c.parallel != nil {
+		if *c.parallel < 1 {
+			return 0, fmt.Errorf("twice: Parallel(%d): give how many scenarios to play at once, 1 or more (1 plays them one after another)", *c.parallel)
+		}
+		return *c.parallel, nil
+	}
+	v, from := parallelSetting()
+	switch v {
+	case "":
+		return 1, nil
+	case "auto":
+		return runtime.GOMAXPROCS(0), nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("twice: %s=%s: give how many scenarios to play at once, a number of 1 or more (1 plays them one after another), or auto (one per core: %d here)", from, v, runtime.GOMAXPROCS(0))
+	}
+	return n, nil
+}
+
+// startLanes makes the lanes (see lanes) while the reference runs play,
+// and returns the function that waits for them. The extra lanes close with
+// c once waited for; wait may be called more than once.
+func (c *checker) startLanes(ctx context.Context, n int) (wait func() ([]*checker, string, error)) {
+	type made struct {
+		lanes []*checker
+		note  string
+		err   error
+	}
+	ch := make(chan made, 1)
+	go func() {
+		lanes, note, err := c.lanes(ctx, n)
+		ch <- made{lanes, note, err}
+	}()
+	var once sync.Once
+	var m made
+	return func() ([]*checker, string, error) {
+		once.Do(func() {
+			m = <-ch
+			for _, l := range m.lanes[1:] {
+				c.onClose(func() { _ = l.close(context.WithoutCancel(ctx), false) })
+			}
+		})
+		if m.err != nil {
+			return nil, "", m.err
+		}
+		return m.lanes, m.note, nil
+	}
+}
+
+// lanes returns the checkers that play the sequential scenarios: c itself
+// first, then up to n-1 more, each on a new database with its own worker
+// and effect fakes. It makes fewer when the server's room has no free
+// connections for more (never waiting for them: c already holds a
+// reservation, and waiting while holding one could wait forever) and
+// returns a note saying why, for go test -v. On an error it returns the
+// lanes made so far, to be closed.
+func (c *checker) lanes(ctx context.Context, n int) ([]*checker, string, error) {
+	out := []*checker{c}
+	if n <= 1 {
+		return out, "", nil
+	}
+	if len(c.cfg.effects.hosts) > 0 {
+		return out, fmt.Sprintf("twice: %s: playing 1 scenario at a time, not %d: its HTTPHost handlers are shared by every database", c.job.Name, n), nil
+	}
+	for len(out) < n {
+		l, ok, err := c.newLane(ctx)
+		if err != nil {
+			return out, "", err
+		}
+		if !ok {
+			return out, fmt.Sprintf("twice: %s: playing %s at a time, not %d: the server's connection room (%d connections) has no free %d for another database and its workers; raise max_connections to play more",
+				c.job.Name, count(len(out), "scenario"), n, c.srv.ConnectionRoom(), c.cfg.workersNeeded()*inject.MaxConnsPerWorker+pgfixture.ControlPoolConns), nil
+		}
+		out = append(out, l)
+	}
+	return out, "", nil
+}
+
+// newLane makes one more lane: a database cloned from the check's
+// template, a worker on it and effect fakes of its own. ok is false when
+// the server has no free connections for it now.
+func (c *checker) newLane(ctx context.Context) (lane *checker, ok bool, err error) {
+	db, release, ok, err := c.srv.TryCreateDBReserving(ctx, c.job.Schema, c.cfg.workersNeeded()*inject.MaxConnsPerWorker,
+		fmt.Sprintf("a parallel lane of twice.Check of job %q", c.job.Name))
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	worker, err := inject.NewWorker(workerConfig(db))
+	if err != nil {
+		release()
+		_ = db.Close(ctx, false)
+		return nil, false, err
+	}
+	l := &checker{cfg: c.cfg, job: c.job, srv: c.srv, db: db, worker: worker, log: effects.NewLog()}
+	l.onClose(release)
+	l.onClose(worker.Close)
+	if c.cfg.sqlDriver != "" {
+		if err := l.useSQLDriver(c.cfg.sqlDriver); err != nil {
+			_ = l.close(context.WithoutCancel(ctx), false)
+			return nil, false, err
+		}
+	}
+	if err := l.wireEffects(); err != nil {
+		_ = l.close(context.WithoutCancel(ctx), false)
+		return nil, false, err
+	}
+	return l, true, nil
+}
+
+// played is what a lane made of one planned scenario.
+type played struct {
+	sr      *ScenarioRun
+	finding *Finding
+	err     error
+	skipped bool // covered by an earlier crash point that kept every promise
+	done    chan struct{}
+}
+
+// playAll plays the planned scenarios on the lanes and returns, in plan
+// order, what each made. A lane takes the next scenario in plan order. A
+// crash point covered by an earlier one of the same world (coveredBy)
+// waits for that one and is played only if it broke a promise, as the
+// serial check decides. After a hung attempt or an error no later scenario
+// starts; those already started finish and are dropped by the caller.
+func (c *checker) playAll(ctx context.Context, lanes []*checker, ref *ScenarioRun, scenarios []Scenario, coveredBy []int) []*played {
+	out := make([]*played, len(scenarios))
+	for i := range out {
+		out[i] = &played{done: make(chan struct{})}
+	}
+	var mu sync.Mutex
+	next, stopAt := 0, len(scenarios)
+	take := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		if next >= len(scenarios) || next > stopAt {
+			return -1
+		}
+		next++
+		return next - 1
+	}
+	stop := func(i int) {
+		mu.Lock()
+		stopAt = min(stopAt, i)
+		mu.Unlock()
+	}
+	var compareMu sync.Mutex // compare canonicalises the reference: one at a time
+	var wg sync.WaitGroup
+	for _, l := range lanes {
+		wg.Go(func() {
+			for i := take(); i >= 0; i = take() {
+				p := out[i]
+				if k := coveredBy[i]; k >= 0 {
+					<-out[k].done
+					if out[k].err != nil || out[k].finding == nil || out[k].sr.hung() {
+						p.skipped = true
+						close(p.done)
+						continue
+					}
+				}
+				p.sr, p.err = l.scenario(ctx, scenarios[i], playArgs{})
+				if p.err == nil {
+					compareMu.Lock()
+					p.finding = compare(ref, p.sr, c.cfg)
+					compareMu.Unlock()
+				}
+				if p.err != nil || p.sr.hung() {
+					stop(i)
+				}
+				close(p.done)
+				if p.err != nil || p.sr.hung() {
+					return // this lane's worker may still hold the hung attempt
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return out
+}
+
+// inOrder plays items 0..n-1 on the lanes, each lane taking the next item
+// in order, and folds each outcome in order, as soon as it and every
+// earlier one are in: the fold sees what a serial loop would see. When fold
+// returns false, no later item starts, and the outcomes of those already
+// started are dropped. It returns once every lane is idle.
+func inOrder[T any](lanes []*checker, n int, play func(l *checker, i int) (T, error), fold func(i int, v T, err error) bool) {
+	type outcome struct {
+		v   T
+		err error
+	}
+	results := make([]outcome, n)
+	done := make([]chan struct{}, n)
+	for i := range done {
+		done[i] = make(chan struct{})
+	}
+	var mu sync.Mutex
+	next, stopped := 0, false
+	take := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		if stopped || next >= n {
+			return -1
+		}
+		next++
+		return next - 1
+	}
+	var wg sync.WaitGroup
+	for _, l := range lanes {
+		wg.Go(func() {
+			for i := take(); i >= 0; i = take() {
+				v, err := play(l, i)
+				results[i] = outcome{v, err}
+				close(done[i])
+			}
+		})
+	}
+	for i := range n {
+		<-done[i]
+		if !fold(i, results[i].v, results[i].err) {
+			break
+		}
+	}
+	mu.Lock()
+	stopped = true
+	mu.Unlock()
+	wg.Wait()
+}
+
+// coveredBy is, for each planned scenario, the index of the earlier crash
+// point that leaves the same world (-1: none, or not a crash point, or the
+// cache is off), as crashCache decides it.
+func coveredBy(scenarios []Scenario, prints *worldPrints) []int {
+	out := make([]int, len(scenarios))
+	first := map[string]int{}
+	for i, s := range scenarios {
+		out[i] = -1
+		if prints == nil || s.Kind != CrashBefore {
+			continue
+		}
+		w := prints.at(s.Point)
+		if w == "" {
+			continue
+		}
+		if k, seen := first[w]; seen {
+			out[i] = k
+			continue
+		}
+		first[w] = i
+	}
+	return out
+}
