@@ -355,10 +355,15 @@ func (c *checker) scenario(ctx context.Context, s Scenario, how playArgs) (*Scen
 	// points; looked at, settled, when any scenario's attempts are over.
 	var watch *sessionWatch
 	var atPoints []Session
+	var lookErr error // a look that failed: never taken for "no session"
 	if s.Kind == Once {
 		inner := how.wait
 		how.wait = func(ctx context.Context, st faults.Step) error {
-			atPoints = mergeSessions(atPoints, c.settledSessions(ctx))
+			ss, err := c.settledSessions(ctx)
+			atPoints = mergeSessions(atPoints, ss)
+			if err != nil && lookErr == nil {
+				lookErr = err
+			}
 			if inner != nil {
 				return inner(ctx, st)
 			}
@@ -373,7 +378,14 @@ func (c *checker) scenario(ctx context.Context, s Scenario, how playArgs) (*Scen
 	if err != nil {
 		return nil, err
 	}
-	sr.Sessions = mergeSessions(sr.Sessions, c.settledSessions(ctx))
+	if lookErr != nil {
+		return nil, lookErr
+	}
+	settled, err := c.settledSessions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	sr.Sessions = mergeSessions(sr.Sessions, settled)
 	if len(sr.Sessions) > 0 {
 		c.clearSessions(ctx) // what the job left open is not the next scenario's
 	}

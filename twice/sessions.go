@@ -100,24 +100,34 @@ func lookForSessions(ctx context.Context, q interface {
 // database. A session the job has just closed is listed for a moment
 // longer, so the check looks again until two looks agree and keeps those
 // that stayed: the same job then gets the same answer every run.
-func (c *checker) settledSessions(ctx context.Context) []Session {
+func (c *checker) settledSessions(ctx context.Context) ([]Session, error) {
 	pool := c.db.Pool()
-	prev, err := lookForSessions(ctx, pool, c.db.Name())
+	look := func() ([]Session, error) {
+		ss, err := lookForSessions(ctx, pool, c.db.Name())
+		if err != nil && ctx.Err() != nil {
+			return nil, nil // the attempt or the check ended: no look to take
+		}
+		if err != nil {
+			return nil, fmt.Errorf("twice: internal error: looking for sessions the check did not open (pg_stat_activity): %w", err)
+		}
+		return ss, nil
+	}
+	prev, err := look()
 	if err != nil || len(prev) == 0 {
-		return nil
+		return nil, err
 	}
 	for range 40 {
 		time.Sleep(5 * time.Millisecond)
-		cur, err := lookForSessions(ctx, pool, c.db.Name())
+		cur, err := look()
 		if err != nil {
-			return nil
+			return nil, err
 		}
 		if samePIDs(prev, cur) {
-			return cur
+			return cur, nil
 		}
 		prev = cur
 	}
-	return prev
+	return prev, nil
 }
 
 func samePIDs(a, b []Session) bool {
