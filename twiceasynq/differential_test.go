@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/twicekit/twicekit/internal/docsblock"
 	"github.com/twicekit/twicekit/pgfixture"
 	"github.com/twicekit/twicekit/twice"
 )
@@ -87,7 +88,7 @@ func TestModelAgreesWithAsynq(t *testing.T) {
 		})
 	}
 	if !t.Failed() {
-		checkDocsTable(t, "twiceasynq:observed", observedTable(diffCases, engines))
+		docsblock.Check(t, "../docs/queues.md", "twiceasynq:observed", observedTable(diffCases, engines))
 	}
 }
 

@@ -2,10 +2,8 @@ package twiceasynq
 
 import (
 	"fmt"
-	"os"
 	"regexp"
 	"strings"
-	"testing"
 )
 
 // observedTable is docs/queues.md's table of what asynq did in the
@@ -41,31 +39,3 @@ func observedTable(cases []diffCase, outcomes []outcome) string {
 }
 
 var retryCount = regexp.MustCompile(`retry_count=(\d+)`)
-
-// checkDocsTable compares the block between <!-- name --> and
-// <!-- /name --> in docs/queues.md with table; TWICE_WRITE_DOCS=1 writes
-// it there instead.
-func checkDocsTable(t *testing.T, name, table string) {
-	t.Helper()
-	const path = "../docs/queues.md"
-	docs, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	begin, end := "<!-- "+name+" -->\n", "<!-- /"+name+" -->"
-	before, rest, ok := strings.Cut(string(docs), begin)
-	got, after, ok2 := strings.Cut(rest, end)
-	if !ok || !ok2 {
-		t.Fatalf("docs/queues.md has no %q ... %q block; put this table between them:\n%s", begin, end, table)
-	}
-	if got == table {
-		return
-	}
-	if os.Getenv("TWICE_WRITE_DOCS") == "1" {
-		if err := os.WriteFile(path, []byte(before+begin+table+end+after), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	t.Errorf("docs/queues.md's %s table differs from what the engine did; rerun with TWICE_WRITE_DOCS=1 to write it, or paste:\n%s", name, table)
-}

@@ -15,6 +15,7 @@ import (
 	"github.com/vgarvardt/gue/v5/adapter"
 	"github.com/vgarvardt/gue/v5/adapter/pgxv5"
 
+	"github.com/twicekit/twicekit/internal/docsblock"
 	"github.com/twicekit/twicekit/pgfixture"
 	"github.com/twicekit/twicekit/twice"
 )
@@ -100,7 +101,7 @@ func TestModelAgreesWithGue(t *testing.T) {
 		})
 	}
 	if !t.Failed() {
-		checkDocsTable(t, "twicegue:observed", observedTable(gueCases, engines))
+		docsblock.Check(t, "../docs/queues.md", "twicegue:observed", observedTable(gueCases, engines))
 	}
 }
 
