@@ -1,6 +1,6 @@
 module github.com/twicekit/twicekit/twiceasynq
 
-go 1.26.0
+go 1.25.0
 
 replace github.com/twicekit/twicekit => ../
 
@@ -21,10 +21,9 @@ require (
 	github.com/jackc/puddle/v2 v2.2.2 // indirect
 	github.com/robfig/cron/v3 v3.0.1 // indirect
 	github.com/spf13/cast v1.10.0 // indirect
-	github.com/stretchr/testify v1.12.1 // indirect
 	go.uber.org/goleak v1.3.0 // indirect
 	golang.org/x/sync v0.17.0 // indirect
-	golang.org/x/sys v0.48.0 // indirect
+	golang.org/x/sys v0.37.0 // indirect
 	golang.org/x/text v0.29.0 // indirect
 	golang.org/x/time v0.14.0 // indirect
 	pgregory.net/rapid v1.1.0 // indirect

@@ -1,0 +1,31 @@
+module github.com/twicekit/twicekit/twiceasynq
+
+go 1.26.0
+
+replace github.com/twicekit/twicekit => ../
+
+require (
+	github.com/hibiken/asynq v0.26.0
+	github.com/jackc/pgx/v5 v5.8.0
+	github.com/redis/go-redis/v9 v9.14.1
+	github.com/twicekit/twicekit v0.0.0
+	google.golang.org/protobuf v1.36.10
+)
+
+require (
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/dgryski/go-rendezvous v0.0.0-20200823014737-9f7001d12a5f // indirect
+	github.com/google/uuid v1.6.0 // indirect
+	github.com/jackc/pgpassfile v1.0.0 // indirect
+	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
+	github.com/jackc/puddle/v2 v2.2.2 // indirect
+	github.com/robfig/cron/v3 v3.0.1 // indirect
+	github.com/spf13/cast v1.10.0 // indirect
+	github.com/stretchr/testify v1.12.1 // indirect
+	go.uber.org/goleak v1.3.0 // indirect
+	golang.org/x/sync v0.17.0 // indirect
+	golang.org/x/sys v0.48.0 // indirect
+	golang.org/x/text v0.29.0 // indirect
+	golang.org/x/time v0.14.0 // indirect
+	pgregory.net/rapid v1.1.0 // indirect
+)
