@@ -51,7 +51,9 @@ func TestTheIntegrationsStayOutOfTheRootModule(t *testing.T) {
 	if err != nil {
 		t.Fatalf("go mod edit -json ../go.mod: %v", err)
 	}
-	var mod struct{ Require []struct{ Path, Version string } }
+	var mod struct {
+		Require []struct{ Path, Version string }
+	}
 	if err := json.Unmarshal(out, &mod); err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,9 @@ func requirement(t *testing.T, modfile, module string) string {
 	if err != nil {
 		t.Fatalf("go mod edit -json %s: %v", modfile, err)
 	}
-	var mod struct{ Require []struct{ Path, Version string } }
+	var mod struct {
+		Require []struct{ Path, Version string }
+	}
 	if err := json.Unmarshal(out, &mod); err != nil {
 		t.Fatal(err)
 	}
