@@ -285,7 +285,8 @@ func logProviderOnce(tb TB) {
 // directory: a subdirectory named after the package's directory in its
 // module ("examples/quickstart"). go test ./... runs one binary per
 // package, so two packages never write the same file. A relative report
-// directory is taken from the module's root, not from each package's
+// directory is taken from the module's root (the workspace's root for a
+// module of a go.work, see commandRoot), not from each package's
 // directory, so that every package reports into one tree.
 func packageReportDir(dir string) string {
 	cwd, err := os.Getwd()
@@ -293,14 +294,8 @@ func packageReportDir(dir string) string {
 		return dir
 	}
 	root := cwd
-	for d := cwd; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			root = d
-			break
-		}
-		if filepath.Dir(d) == d {
-			break
-		}
+	if d, ok := commandRoot(cwd); ok {
+		root = d
 	}
 	if !filepath.IsAbs(dir) {
 		dir = filepath.Join(root, dir)

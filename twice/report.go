@@ -177,8 +177,9 @@ var (
 	pkgPath string
 )
 
-// packageArg is the test's package relative to its module root ("./x/y"),
-// or "." when it cannot tell.
+// packageArg is the test's package relative to where its go command is
+// typed ("./x/y"): its workspace's root, else its module root (see
+// commandRoot); "." when it cannot tell.
 func packageArg() string {
 	pkgOnce.Do(func() {
 		pkgPath = "."
@@ -186,15 +187,9 @@ func packageArg() string {
 		if err != nil {
 			return
 		}
-		for dir := wd; ; dir = filepath.Dir(dir) {
-			if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-				if rel, err := filepath.Rel(dir, wd); err == nil && rel != "." {
-					pkgPath = "./" + filepath.ToSlash(rel)
-				}
-				return
-			}
-			if filepath.Dir(dir) == dir {
-				return
+		if dir, ok := commandRoot(wd); ok {
+			if rel, err := filepath.Rel(dir, wd); err == nil && rel != "." {
+				pkgPath = "./" + filepath.ToSlash(rel)
 			}
 		}
 	})
