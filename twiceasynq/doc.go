@@ -30,4 +30,11 @@
 // asynq.Server against a real Redis (redis-server, started by the test)
 // and compares what asynq did with this model. docs/queues.md has the
 // table of semantics and what is not modelled.
+//
+// Versions: asynq v0.26.0, the only release it supports (v0.25.1 lacks
+// asynq.NewTaskWithHeaders and Task.Headers). This is a module of its own
+// (github.com/twicekit/twicekit/twiceasynq): its go.mod requires asynq
+// v0.26.0, the oldest release whose API it uses, so adding it never raises
+// an app's asynq; go.newest.mod names the newest, and CI runs the tests on
+// both.
 package twiceasynq

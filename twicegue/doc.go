@@ -29,4 +29,10 @@
 // Worker on the test's PostgreSQL and compares what gue did with this
 // model. docs/queues.md has the table of semantics and what is not
 // modelled.
+//
+// Versions: gue v5.6.0 to v5.8.0 (v5.5.0 lacks gue.ErrJobPanicked). This
+// is a module of its own (github.com/twicekit/twicekit/twicegue): its
+// go.mod requires gue v5.6.0, the oldest release whose API it uses, so
+// adding it never raises an app's gue; go.newest.mod requires v5.8.0, and
+// CI runs the tests on both.
 package twicegue

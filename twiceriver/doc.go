@@ -55,4 +55,11 @@
 //
 // The story examples/riverjobs is the loyalty reward and the invoice email
 // as River workers, broken and fixed.
+//
+// Versions: River v0.48.0 to v0.51.2 (v0.47.0 lacks the driver executor's
+// InitDriver). This is a module of its own
+// (github.com/twicekit/twicekit/twiceriver): its go.mod requires River
+// v0.48.0, the oldest release whose API it uses, so adding it never raises
+// an app's River; go.newest.mod requires v0.51.2, and CI runs the tests on
+// both.
 package twiceriver

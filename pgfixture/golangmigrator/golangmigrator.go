@@ -8,6 +8,13 @@
 //		db := pgfixture.New(t, schema)
 //		// ...
 //	}
+//
+// Versions: golang-migrate v4.16.1 to v4.20.1 (v4.15.2 has no
+// database/pgx/v5 driver). This is a module of its own
+// (github.com/twicekit/twicekit/pgfixture/golangmigrator): its go.mod
+// requires golang-migrate v4.16.1, the oldest release whose API it uses,
+// so adding it never raises an app's golang-migrate; go.newest.mod
+// requires v4.20.1, and CI runs the tests on both.
 package golangmigrator
 
 import (

@@ -8,6 +8,13 @@
 //		db := pgfixture.New(t, schema)
 //		// ...
 //	}
+//
+// Versions: goose v3.23.0 to v3.30.1 (v3.22.1 lacks goose.WithLogger).
+// This is a module of its own
+// (github.com/twicekit/twicekit/pgfixture/goosemigrator): its go.mod
+// requires goose v3.23.0, the oldest release whose API it uses, so adding
+// it never raises an app's goose; go.newest.mod requires v3.30.1, and CI
+// runs the tests on both.
 package goosemigrator
 
 import (
