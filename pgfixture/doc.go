@@ -30,12 +30,15 @@
 //     DATABASE. pgfixture creates and drops only databases named twicekit_*,
 //     never reads or changes others, and masks the password in everything it
 //     prints. An unreachable server fails within 10 s.
-//   - container: a PostgreSQL container (image from TWICE_POSTGRES_IMAGE),
-//     through the Docker Engine API on DOCKER_HOST (a unix socket or plain
-//     tcp://; not TLS or ssh) or /var/run/docker.sock. An image that is
-//     missing is pulled once. The container is labelled with its owning
-//     process and removed when the Server closes; the next start removes
-//     the containers of processes that died.
+//   - container: a PostgreSQL container (image from TWICE_POSTGRES_IMAGE)
+//     through testcontainers-go's postgres module, on the engine
+//     testcontainers-go finds (DOCKER_HOST, Docker contexts, Podman, Colima,
+//     TLS, ~/.testcontainers.properties). An image that is missing is pulled
+//     once; without a registry, build one with the command
+//     pgfixture/cmd/twice-postgres-image. Ryuk runs where its image can be
+//     had; elsewhere the container is labelled with its owning process and
+//     the next start removes the containers of processes that died. The
+//     container is removed when the Server closes.
 //   - local: initdb and postgres from PATH or the highest version under
 //     /usr/lib/postgresql/*/bin; a throwaway cluster in a temp directory
 //     (twicekit-pg-*), listening on 127.0.0.1 and a socket in that directory,
