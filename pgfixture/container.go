@@ -85,7 +85,7 @@ func containerOptions(password string) []testcontainers.ContainerCustomizer {
 			labelOwner:    self.String(),
 			labelOwnerPID: strconv.Itoa(os.Getpid()),
 		}),
-		testcontainers.WithLogger(tclog.NewNoopLogger()),
+		testcontainers.WithLogger(silent{}),
 	}
 }
 
@@ -150,8 +150,13 @@ var quietOnce sync.Once
 
 // quietTestcontainers silences testcontainers-go's default logger, once.
 func quietTestcontainers() {
-	quietOnce.Do(func() { tclog.SetDefault(tclog.NewNoopLogger()) })
+	quietOnce.Do(func() { tclog.SetDefault(silent{}) })
 }
+
+// silent is a testcontainers-go logger that prints nothing.
+type silent struct{}
+
+func (silent) Printf(string, ...any) {}
 
 // waitForPostgres waits until PostgreSQL in the container answers a query
 // over its published port, and returns the connection string that worked.
