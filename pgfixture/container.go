@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"slices"
 	"strconv"
@@ -15,21 +14,30 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/testcontainers/testcontainers-go"
+	tclog "github.com/testcontainers/testcontainers-go/log"
+	"github.com/testcontainers/testcontainers-go/modules/postgres"
 )
 
-// Container mode: a PostgreSQL container, through the Docker Engine API
-// (docker.go).
+// Container mode: a PostgreSQL container through testcontainers-go and its
+// postgres module, on the engine testcontainers-go finds (DOCKER_HOST,
+// Docker contexts, Podman and Colima sockets, TLS, its properties file).
 const (
 	envImage = "TWICE_POSTGRES_IMAGE"
 
 	// defaultImage is an official postgres image; where no registry can be
-	// reached, build a local one with .ci/postgres-image/build.sh and point
-	// TWICE_POSTGRES_IMAGE at it.
+	// reached, build a local one with `go run
+	// github.com/twicekit/twicekit/pgfixture/cmd/twice-postgres-image` and
+	// point TWICE_POSTGRES_IMAGE at it.
 	defaultImage = "postgres:15-alpine"
+
+	// imageCommand builds a local image from the host's PostgreSQL.
+	imageCommand = "go run github.com/twicekit/twicekit/pgfixture/cmd/twice-postgres-image"
 
 	// Labels on every container pgfixture starts: the first marks them, the
 	// others name the owning process so that a later run can remove the
-	// containers of processes that died without cleaning up.
+	// containers of processes that died without cleaning up (where Ryuk,
+	// testcontainers-go's reaper, does not run).
 	labelFixture  = "twicekit.fixture"
 	labelOwner    = "twicekit.owner"
 	labelOwnerPID = "twicekit.owner-pid"
@@ -43,7 +51,6 @@ const (
 	containerPort = "5432/tcp"
 
 	dockerPingTimeout = 3 * time.Second
-	pullTimeout       = 10 * time.Minute
 	startupTimeout    = 2 * time.Minute
 	removeTimeout     = 30 * time.Second
 )
@@ -60,30 +67,25 @@ var containerArgs = []string{
 	"-c", "timezone=UTC",
 }
 
-// containerSpecFor is the container pgfixture creates from image, with the
-// superuser's password.
-func containerSpecFor(image, password string) containerSpec {
-	return containerSpec{
-		Image: image,
-		Env: []string{
-			"POSTGRES_USER=postgres",
-			"POSTGRES_PASSWORD=" + password,
-			"POSTGRES_DB=postgres",
-			"PGDATA=" + containerPGData,
-			"POSTGRES_INITDB_ARGS=--no-sync",
-		},
-		Cmd: append([]string{"postgres"}, containerArgs...),
-		Labels: map[string]string{
+// containerOptions are the settings of the container pgfixture runs, with
+// the superuser's password.
+func containerOptions(password string) []testcontainers.ContainerCustomizer {
+	return []testcontainers.ContainerCustomizer{
+		postgres.WithUsername("postgres"),
+		postgres.WithPassword(password),
+		postgres.WithDatabase("postgres"),
+		testcontainers.WithEnv(map[string]string{
+			"PGDATA":               containerPGData,
+			"POSTGRES_INITDB_ARGS": "--no-sync",
+		}),
+		testcontainers.WithCmd(append([]string{"postgres"}, containerArgs...)...),
+		testcontainers.WithTmpfs(map[string]string{containerTmpfs: "rw,mode=1777"}),
+		testcontainers.WithLabels(map[string]string{
 			labelFixture:  fixtureValue,
 			labelOwner:    self.String(),
 			labelOwnerPID: strconv.Itoa(os.Getpid()),
-		},
-		ExposedPorts: map[string]struct{}{containerPort: {}},
-		HostConfig: containerHostConfig{
-			// An empty HostPort publishes on a random free port.
-			PortBindings: map[string][]portBinding{containerPort: {{}}},
-			Tmpfs:        map[string]string{containerTmpfs: "rw,mode=1777"},
-		},
+		}),
+		testcontainers.WithLogger(silent{}),
 	}
 }
 
@@ -94,18 +96,19 @@ func startContainer(ctx context.Context) (*Server, error) {
 	if image == "" {
 		image = defaultImage
 	}
+	ryuk := chooseRyuk(ctx)
+	// testcontainers-go prints a banner and every step to the standard
+	// logger; a test's output keeps only pgfixture's own lines.
+	quietTestcontainers()
 
-	cli, err := connectDocker(ctx, dockerPingTimeout)
+	cctx, cancel := context.WithTimeout(ctx, dockerPingTimeout)
+	cli, err := testcontainers.NewDockerClientWithOpts(cctx)
+	cancel()
 	if err != nil {
-		return nil, err
+		return nil, dockerUnreachableError(err)
 	}
-	defer cli.close()
-
+	defer cli.Close()
 	removeStaleContainers(ctx, cli)
-
-	if err := ensureImage(ctx, cli, image); err != nil {
-		return nil, err
-	}
 
 	password, err := randomHex(16)
 	if err != nil {
@@ -114,96 +117,107 @@ func startContainer(ctx context.Context) (*Server, error) {
 	fail := func(err error) error {
 		return scrubPassword(password, fmt.Errorf("container: starting %s: %w", image, err))
 	}
-	id, err := cli.containerCreate(ctx, containerSpecFor(image, password))
+	ctr, err := postgres.Run(ctx, image, containerOptions(password)...)
 	if err != nil {
-		return nil, fail(err)
+		if ctr != nil {
+			detail := containerLogTail(ctx, ctr)
+			_ = removeContainer(ctr)
+			err = fmt.Errorf("%w%s", err, detail)
+		}
+		if !imagePresent(ctx, cli, image) {
+			return nil, imageUnavailableError(image, err)
+		}
+		return nil, fail(ryuk.explain(err))
 	}
-	stop := containerStopper(id)
-	if err := cli.containerStart(ctx, id); err != nil {
-		detail := containerLogTail(ctx, cli, id)
-		_ = stop(context.Background())
-		return nil, fail(fmt.Errorf("%w%s", err, detail))
-	}
+	stop := containerStopper(ctr)
 	wctx, cancel := context.WithTimeout(ctx, startupTimeout)
 	defer cancel()
-	dsn, err := waitForPostgres(wctx, cli, id, password)
+	dsn, err := waitForPostgres(wctx, ctr, password)
 	if err != nil {
-		detail := containerLogTail(ctx, cli, id)
+		detail := containerLogTail(ctx, ctr)
 		_ = stop(context.Background())
 		return nil, fail(fmt.Errorf("%w%s", err, detail))
 	}
-	return newServerFromDSN(ctx, "container", dsn, stop)
+	srv, err := newServerFromDSN(ctx, "container", dsn, stop)
+	if err != nil {
+		return nil, err
+	}
+	srv.notes = append(srv.notes, ryuk.note)
+	return srv, nil
 }
 
-// waitForPostgres waits until PostgreSQL in container id answers a query
+var quietOnce sync.Once
+
+// quietTestcontainers silences testcontainers-go's default logger, once.
+func quietTestcontainers() {
+	quietOnce.Do(func() { tclog.SetDefault(silent{}) })
+}
+
+// silent is a testcontainers-go logger that prints nothing.
+type silent struct{}
+
+func (silent) Printf(string, ...any) {}
+
+// waitForPostgres waits until PostgreSQL in the container answers a query
 // over its published port, and returns the connection string that worked.
 // The official image first runs a temporary server on the unix socket only,
 // then restarts: a query over TCP means the real server is up.
 // It fails early when the container stops.
-func waitForPostgres(ctx context.Context, cli *dockerAPI, id, password string) (string, error) {
-	hosts := postgresHosts(ctx, cli, cli.endpoint, inAContainer())
+func waitForPostgres(ctx context.Context, ctr testcontainers.Container, password string) (string, error) {
 	var lastErr error
 	for {
-		state, err := cli.containerInspect(ctx, id)
+		state, err := ctr.State(ctx)
 		if err != nil {
 			return "", fmt.Errorf("container state: %w", err)
 		}
-		if !state.State.Running {
-			return "", fmt.Errorf("the container stopped (status %s, exit code %d) before PostgreSQL accepted connections", state.State.Status, state.State.ExitCode)
+		if !state.Running {
+			return "", fmt.Errorf("the container stopped (status %s, exit code %d) before PostgreSQL accepted connections", state.Status, state.ExitCode)
 		}
-		if port, err := state.hostPort(containerPort); err != nil {
+		hosts := postgresHosts(ctx, ctr)
+		if port, err := ctr.MappedPort(ctx, containerPort); err != nil {
 			lastErr = err
-		} else if dsn, err := firstAnswering(ctx, password, hosts, port); err == nil {
+		} else if dsn, err := firstAnswering(ctx, password, hosts, uint16(port.Num())); err == nil {
 			return dsn, nil
 		} else {
 			lastErr = err
 		}
 		select {
 		case <-ctx.Done():
-			return "", fmt.Errorf("PostgreSQL did not accept connections on %s: %w (last error: %v)", strings.Join(hosts, ", "), ctx.Err(), lastErr)
+			return "", fmt.Errorf("PostgreSQL did not accept connections on %v: %w (last error: %v)", hosts, ctx.Err(), lastErr)
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
 }
 
-// postgresHosts lists where the published port may be reached, most likely
-// first: the host of a tcp:// DOCKER_HOST, the bridge network's gateway when
-// this process runs in a container, loopback.
-// Inside a container, loopback is right when the engine runs in that same
-// container (this project's CI), and the gateway is right when the engine
-// runs on the host.
-func postgresHosts(ctx context.Context, cli *dockerAPI, e dockerEndpoint, inContainer bool) []string {
-	var hosts []string
-	add := func(h string) {
-		if h != "" && !slices.Contains(hosts, h) {
-			hosts = append(hosts, h)
-		}
+// postgresHosts lists where the published port may be reached, in the
+// order they are tried: loopback (right when the engine runs on this
+// machine, or in this same container as in this project's CI), then the
+// host testcontainers-go names (a remote engine's host, or the gateway
+// when this process runs in a container).
+func postgresHosts(ctx context.Context, ctr testcontainers.Container) [][]string {
+	hosts := [][]string{{"127.0.0.1", "::1"}}
+	if h, err := ctr.Host(ctx); err == nil && !slices.Contains(hosts[0], h) && h != "localhost" {
+		hosts = append(hosts, []string{h})
 	}
-	if e.network == "tcp" {
-		if h, _, err := net.SplitHostPort(e.address); err == nil {
-			add(h)
-		}
-	}
-	if inContainer && cli != nil {
-		if gw, err := cli.bridgeGateway(ctx); err == nil {
-			add(gw)
-		}
-	}
-	add("127.0.0.1")
-	add("::1")
 	return hosts
 }
 
-// inAContainer says whether this process runs in a Docker container.
-func inAContainer() bool {
-	_, err := os.Stat("/.dockerenv")
-	return err == nil
+// firstAnswering tries each group of hosts in turn, the hosts of a group
+// at once (a wrong host may blackhole, so they are not tried one by one),
+// and returns the connection string of the first that answers a query.
+func firstAnswering(ctx context.Context, password string, groups [][]string, port uint16) (string, error) {
+	var errs []error
+	for _, hosts := range groups {
+		dsn, err := firstOf(ctx, password, hosts, port)
+		if err == nil {
+			return dsn, nil
+		}
+		errs = append(errs, err)
+	}
+	return "", errors.Join(errs...)
 }
 
-// firstAnswering tries every host at once and returns the connection string
-// of the first that answers a query.
-// A wrong host may blackhole (time out), so they are not tried in turn.
-func firstAnswering(ctx context.Context, password string, hosts []string, port uint16) (string, error) {
+func firstOf(ctx context.Context, password string, hosts []string, port uint16) (string, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	type result struct {
@@ -244,84 +258,68 @@ func pingDSN(ctx context.Context, dsn string) error {
 // imageUnavailableError says that image can be neither found nor pulled,
 // and how to provide one.
 func imageUnavailableError(image string, pullErr error) error {
-	return fmt.Errorf("container: image %s is not available and cannot be pulled: build one with .ci/postgres-image/build.sh or set %s (pull: %s)",
-		image, envImage, oneLine(pullErr.Error()))
+	return fmt.Errorf("container: image %s is not available and cannot be pulled: build one from this machine's PostgreSQL with `%s` and set %s to the name it prints, or set %s to an image the engine has (pull: %s)",
+		image, imageCommand, envImage, envImage, oneLine(pullErr.Error()))
 }
 
-// ensureImage returns nil when image is present, else tries to pull it once.
-// There are no retries: where no registry answers, this fails in
-// milliseconds.
-func ensureImage(ctx context.Context, cli *dockerAPI, image string) error {
-	if ok, err := cli.imageExists(ctx, image); err != nil {
-		return fmt.Errorf("container: inspecting image %s: %w", image, err)
-	} else if ok {
-		return nil
-	}
-	pctx, cancel := context.WithTimeout(ctx, pullTimeout)
+// dockerUnreachableError is the error of an engine that does not answer.
+func dockerUnreachableError(err error) error {
+	return fmt.Errorf("container: Docker is not reachable (%s); start Docker, or point DOCKER_HOST or testcontainers-go's settings (~/.testcontainers.properties) at it", oneLine(err.Error()))
+}
+
+// imagePresent says whether the engine has image.
+func imagePresent(ctx context.Context, cli *testcontainers.DockerClient, image string) bool {
+	ictx, cancel := context.WithTimeout(ctx, dockerPingTimeout)
 	defer cancel()
-	pullErr := cli.imagePull(pctx, image)
-	if pullErr == nil {
-		if ok, _ := cli.imageExists(ctx, image); ok {
-			return nil
-		}
-		pullErr = errors.New("the pull succeeded but the image is still not there")
-	}
-	return imageUnavailableError(image, pullErr)
+	_, err := cli.ImageInspect(ictx, image)
+	return err == nil
 }
 
 // containerStopper returns the stop function of a Server in container mode.
-// It kills and removes the container with its volumes, once.
+// It removes the container with its volumes, once.
 // A container already gone counts as removed.
-func containerStopper(id string) func(context.Context) error {
+func containerStopper(ctr testcontainers.Container) func(context.Context) error {
 	var once sync.Once
 	var stopErr error
-	return func(ctx context.Context) error {
-		once.Do(func() {
-			// The server's context may be done; removing must not be.
-			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeTimeout)
-			defer cancel()
-			cli, err := connectDocker(rctx, dockerPingTimeout)
-			if err != nil {
-				stopErr = fmt.Errorf("container: removing %.12s: %w", id, err)
-				return
-			}
-			defer cli.close()
-			if err := cli.containerRemove(rctx, id); err != nil && !isNotFound(err) {
-				stopErr = fmt.Errorf("container: removing %.12s: %w", id, err)
-			}
-		})
+	return func(context.Context) error {
+		once.Do(func() { stopErr = removeContainer(ctr) })
 		return stopErr
 	}
 }
 
-// removeStaleContainers removes pgfixture containers whose owner process
-// is dead (killed before it could stop its container).
-// It is best effort.
-func removeStaleContainers(ctx context.Context, cli *dockerAPI) {
-	lctx, cancel := context.WithTimeout(ctx, removeTimeout)
+// removeContainer removes ctr and its volumes; the caller's context may be
+// done, removing must not be.
+func removeContainer(ctr testcontainers.Container) error {
+	rctx, cancel := context.WithTimeout(context.Background(), removeTimeout)
 	defer cancel()
-	list, err := cli.containerList(lctx, labelFixture+"="+fixtureValue)
-	if err != nil {
-		return
+	if err := ctr.Terminate(rctx, testcontainers.StopTimeout(0), testcontainers.RemoveVolumes()); err != nil {
+		return fmt.Errorf("container: removing %.12s: %w", ctr.GetContainerID(), err)
 	}
-	for _, c := range list {
-		o, ok := parseOwner(c.Labels[labelOwner])
-		if !ok || !o.dead() {
-			continue
-		}
-		_ = cli.containerRemove(lctx, c.ID)
-	}
+	return nil
 }
 
 // containerLogTail returns the end of the container's output, for errors.
-func containerLogTail(ctx context.Context, cli *dockerAPI, id string) string {
+func containerLogTail(ctx context.Context, ctr testcontainers.Container) string {
 	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	b, _ := cli.containerLogs(lctx, id, 200)
-	if len(b) == 0 {
+	r, err := ctr.Logs(lctx)
+	if err != nil {
 		return ""
 	}
-	return "\ncontainer log:\n" + tail(b, 2000)
+	defer r.Close()
+	var b strings.Builder
+	buf := make([]byte, 32<<10)
+	for b.Len() < 1<<20 {
+		n, err := r.Read(buf)
+		b.Write(buf[:n])
+		if err != nil {
+			break
+		}
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return "\ncontainer log:\n" + tail([]byte(b.String()), 2000)
 }
 
 func scrubPassword(password string, err error) error {
@@ -334,27 +332,4 @@ func randomHex(n int) (string, error) {
 		return "", fmt.Errorf("container: generating a password: %w", err)
 	}
 	return hex.EncodeToString(b), nil
-}
-
-// reapContainers removes the containers of dead pgfixture processes in any
-// mode, so that a killed test binary's container goes with the next run of
-// any test binary, not only of the next one in container mode.
-// It only asks a Docker engine on a local socket, and gives up within a
-// second.
-func reapContainers(ctx context.Context) {
-	e, err := dockerEndpointFromEnv()
-	if err != nil || e.network != "unix" {
-		return
-	}
-	if _, err := os.Stat(e.address); err != nil {
-		return
-	}
-	rctx, cancel := context.WithTimeout(ctx, time.Second)
-	defer cancel()
-	cli, err := connectDocker(rctx, time.Second)
-	if err != nil {
-		return
-	}
-	defer cli.close()
-	removeStaleContainers(rctx, cli)
 }

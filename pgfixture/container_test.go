@@ -2,60 +2,71 @@ package pgfixture
 
 import (
 	"context"
+	"errors"
+	"io"
+	"net"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	cerrdefs "github.com/containerd/errdefs"
+	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/client"
 )
 
 // needDocker returns a client of the Docker engine, or skips the test when
 // none answers.
-func needDocker(t *testing.T) *dockerAPI {
+func needDocker(t *testing.T) *client.Client {
 	t.Helper()
-	cli, err := connectDocker(context.Background(), dockerPingTimeout)
+	cli, err := localEngine(context.Background())
 	if err != nil {
 		t.Skipf("container mode not testable here: %v", err)
 	}
-	t.Cleanup(cli.close)
+	t.Cleanup(func() { _ = cli.Close() })
 	return cli
 }
 
 // needImage skips the test unless Docker answers and TWICE_POSTGRES_IMAGE
 // names an image present on it (nothing is pulled by the tests).
-func needImage(t *testing.T) *dockerAPI {
+func needImage(t *testing.T) *client.Client {
 	t.Helper()
 	cli := needDocker(t)
 	image := os.Getenv(envImage)
 	if image == "" {
-		t.Skipf("container mode not testable here: %s is not set (build a local image with .ci/postgres-image/build.sh and export %s=<its name>)", envImage, envImage)
+		t.Skipf("container mode not testable here: %s is not set (build a local image with `%s` and export %s=<its name>)", envImage, imageCommand, envImage)
 	}
-	if ok, err := cli.imageExists(context.Background(), image); !ok {
+	if _, err := cli.ImageInspect(context.Background(), image); err != nil {
 		t.Skipf("container mode not testable here: image %s (%s) is not on the Docker engine (%v)", image, envImage, err)
 	}
 	return cli
 }
 
 // ownContainers lists the pgfixture containers of this process.
-func ownContainers(t *testing.T, cli *dockerAPI) map[string]string {
+func ownContainers(t *testing.T, cli *client.Client) map[string]string {
 	t.Helper()
-	list, err := cli.containerList(context.Background(),
-		labelFixture+"="+fixtureValue, labelOwnerPID+"="+strconv.Itoa(os.Getpid()))
+	list, err := cli.ContainerList(context.Background(), client.ContainerListOptions{
+		All: true,
+		Filters: make(client.Filters).Add("label", labelFixture+"="+fixtureValue,
+			labelOwnerPID+"="+strconv.Itoa(os.Getpid())),
+	})
 	if err != nil {
 		t.Fatalf("listing containers: %v", err)
 	}
 	m := map[string]string{}
-	for _, c := range list {
-		m[c.ID] = c.State
+	for _, c := range list.Items {
+		m[c.ID] = string(c.State)
 	}
 	return m
 }
 
-func containerExists(t *testing.T, cli *dockerAPI, id string) bool {
+func containerExists(t *testing.T, cli *client.Client, id string) bool {
 	t.Helper()
-	_, err := cli.containerInspect(context.Background(), id)
-	if isNotFound(err) {
+	_, err := cli.ContainerInspect(context.Background(), id, client.ContainerInspectOptions{})
+	if cerrdefs.IsNotFound(err) {
 		return false
 	}
 	if err != nil {
@@ -64,8 +75,9 @@ func containerExists(t *testing.T, cli *dockerAPI, id string) bool {
 	return true
 }
 
-func TestContainerStartQueryClose(t *testing.T) {
-	cli := needImage(t)
+// startQueryClose starts a server in container mode, checks its container,
+// migrates and queries a database, closes it and checks the container is gone.
+func startQueryClose(t *testing.T, cli *client.Client) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 
@@ -81,9 +93,12 @@ func TestContainerStartQueryClose(t *testing.T) {
 			_ = srv.Close(context.Background())
 		}
 	})
-	t.Logf("container server up in %s at %s", time.Since(start).Round(time.Millisecond), srv.URL())
+	t.Logf("container server up in %s: %s", time.Since(start).Round(time.Millisecond), srv.Provenance())
 	if srv.Mode() != "container" {
 		t.Errorf("Mode() = %q, want container", srv.Mode())
+	}
+	if !strings.Contains(srv.Provenance(), "Ryuk") {
+		t.Errorf("Provenance does not say what became of Ryuk: %s", srv.Provenance())
 	}
 	var id string
 	for c, state := range ownContainers(t, cli) {
@@ -120,15 +135,113 @@ func TestContainerStartQueryClose(t *testing.T) {
 		t.Errorf("DB.Close: %v", err)
 	}
 
-	closeStart := time.Now()
 	closed = true
 	if err := srv.Close(ctx); err != nil {
 		t.Fatalf("Server.Close: %v", err)
 	}
-	t.Logf("closed in %s", time.Since(closeStart).Round(time.Millisecond))
 	if containerExists(t, cli, id) {
 		t.Errorf("container %s still exists after Server.Close", id[:12])
 	}
+}
+
+func TestContainerStartQueryClose(t *testing.T) {
+	startQueryClose(t, needImage(t))
+}
+
+// containerChildEnv names the test a child test process runs for real.
+const containerChildEnv = "TWICE_PGFIXTURE_CHILD_TEST"
+
+// inChild runs the calling test again in a new test process with env
+// added, and fails when the child fails: testcontainers-go reads DOCKER_HOST
+// and its settings once per process. It returns false in the child, which
+// then runs the test's body.
+func inChild(t *testing.T, env ...string) bool {
+	t.Helper()
+	if os.Getenv(containerChildEnv) == t.Name() {
+		return false
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.count=1", "-test.v")
+	cmd.Env = append(append(os.Environ(), containerChildEnv+"="+t.Name()), env...)
+	out, err := cmd.CombinedOutput()
+	t.Logf("child with %s:\n%s", strings.Join(env, " "), out)
+	if err != nil {
+		t.Fatalf("the child test failed: %v", err)
+	}
+	return true
+}
+
+// TestContainerOverTCP: the engine named by DOCKER_HOST=tcp://…, as
+// testcontainers-go finds it (here the local socket behind a loopback
+// TCP proxy that counts its connections).
+func TestContainerOverTCP(t *testing.T) {
+	cli := needImage(t)
+	if os.Getenv(containerChildEnv) == "" {
+		socket := "/var/run/docker.sock"
+		if h, ok := strings.CutPrefix(os.Getenv("DOCKER_HOST"), "unix://"); ok {
+			socket = h
+		} else if os.Getenv("DOCKER_HOST") != "" {
+			t.Skip("DOCKER_HOST is not a unix socket")
+		}
+		addr, accepted := proxyToUnix(t, socket)
+		inChild(t, "DOCKER_HOST=tcp://"+addr)
+		if accepted() == 0 {
+			t.Errorf("the child never connected to DOCKER_HOST=tcp://%s", addr)
+		}
+		return
+	}
+	startQueryClose(t, cli)
+}
+
+// proxyToUnix serves a loopback TCP port that forwards every connection to
+// the unix socket, until the test ends.
+func proxyToUnix(t *testing.T, socket string) (addr string, accepted func() int) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var conns []net.Conn
+	n := 0
+	track := func(c net.Conn) {
+		mu.Lock()
+		conns = append(conns, c)
+		mu.Unlock()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			u, err := net.Dial("unix", socket)
+			if err != nil {
+				_ = c.Close()
+				continue
+			}
+			track(c)
+			track(u)
+			mu.Lock()
+			n++
+			mu.Unlock()
+			wg.Add(2)
+			go func() { defer wg.Done(); _, _ = io.Copy(u, c); _ = u.Close() }()
+			go func() { defer wg.Done(); _, _ = io.Copy(c, u); _ = c.Close() }()
+		}
+	}()
+	t.Cleanup(func() {
+		_ = l.Close()
+		mu.Lock()
+		for _, c := range conns {
+			_ = c.Close()
+		}
+		mu.Unlock()
+		wg.Wait()
+	})
+	return l.Addr().String(), func() int { mu.Lock(); defer mu.Unlock(); return n }
 }
 
 func TestContainerMissingImageFailsFast(t *testing.T) {
@@ -147,45 +260,64 @@ func TestContainerMissingImageFailsFast(t *testing.T) {
 	t.Logf("error after %s: %v", elapsed.Round(time.Millisecond), err)
 	for _, want := range []string{
 		"image " + image + " is not available and cannot be pulled",
-		".ci/postgres-image/build.sh",
+		imageCommand,
 		envImage,
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error does not say %q: %v", want, err)
 		}
 	}
-	if elapsed > 15*time.Second {
+	if elapsed > 30*time.Second {
 		t.Errorf("took %s, want a fast failure", elapsed)
 	}
 }
 
+// TestContainerDockerUnreachableFailsFast: with no engine anywhere
+// testcontainers-go looks (it falls back from DOCKER_HOST to the default
+// socket, so the child runs in a mount namespace where that socket is
+// hidden), container mode fails within seconds saying Docker is not
+// reachable.
 func TestContainerDockerUnreachableFailsFast(t *testing.T) {
-	for name, host := range map[string]string{
-		"missing socket":   "unix:///nonexistent/twicekit/docker.sock",
-		"blackholed tcp":   "tcp://192.0.2.1:2375", // TEST-NET-1: never answers
-		"refused tcp":      "tcp://127.0.0.1:1",
-		"malformed":        "bogus://",
-		"http not docker":  "tcp://127.0.0.1:9",
-		"non-routable ip6": "tcp://[100::1]:2375",
-	} {
-		t.Run(name, func(t *testing.T) {
-			t.Setenv("DOCKER_HOST", host)
-			t.Setenv(envImage, "twicekit/postgres:any")
-			start := time.Now()
-			srv, err := startContainer(context.Background())
-			elapsed := time.Since(start)
-			if err == nil {
-				_ = srv.Close(context.Background())
-				t.Fatalf("startContainer with DOCKER_HOST=%s succeeded", host)
-			}
-			t.Logf("after %s: %v", elapsed.Round(time.Millisecond), err)
-			if !strings.Contains(err.Error(), "Docker") {
-				t.Errorf("error does not mention Docker: %v", err)
-			}
-			if elapsed > 5*time.Second {
-				t.Errorf("took %s, want at most a few seconds", elapsed)
-			}
-		})
+	if os.Getenv(containerChildEnv) == "" {
+		unshare, err := exec.LookPath("unshare")
+		if err != nil || os.Getuid() != 0 {
+			t.Skip("hiding the default Docker socket needs root and unshare (util-linux)")
+		}
+		for name, host := range map[string]string{
+			"missing socket":  "unix:///nonexistent/twicekit/docker.sock",
+			"refused tcp":     "tcp://127.0.0.1:1",
+			"malformed":       "bogus://",
+			"http not docker": "tcp://127.0.0.1:9",
+		} {
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				cmd := exec.Command(unshare, "--mount", "sh", "-c",
+					`for s in /var/run/docker.sock /run/docker.sock; do [ -e "$s" ] && mount --bind /dev/null "$s"; done; exec "$@"`, "sh",
+					os.Args[0], "-test.run=^TestContainerDockerUnreachableFailsFast$", "-test.count=1", "-test.v")
+				cmd.Env = append(os.Environ(), containerChildEnv+"=TestContainerDockerUnreachableFailsFast", "DOCKER_HOST="+host,
+					"HOME="+t.TempDir(), envImage+"=twicekit/postgres:any", envRyukDisabled+"=true")
+				out, err := cmd.CombinedOutput()
+				t.Logf("DOCKER_HOST=%s:\n%s", host, out)
+				if err != nil {
+					t.Errorf("the child failed: %v", err)
+				}
+			})
+		}
+		return
+	}
+	start := time.Now()
+	srv, err := startContainer(context.Background())
+	elapsed := time.Since(start)
+	if err == nil {
+		_ = srv.Close(context.Background())
+		t.Fatalf("startContainer with DOCKER_HOST=%s succeeded", os.Getenv("DOCKER_HOST"))
+	}
+	t.Logf("after %s: %v", elapsed.Round(time.Millisecond), err)
+	if !strings.Contains(err.Error(), "Docker is not reachable") {
+		t.Errorf("error does not say Docker is not reachable: %v", err)
+	}
+	if elapsed > 10*time.Second {
+		t.Errorf("took %s, want at most a few seconds", elapsed)
 	}
 }
 
@@ -204,19 +336,23 @@ func TestContainerStaleOfDeadProcessRemoved(t *testing.T) {
 	alive := self
 
 	create := func(o owner) string {
-		id, err := cli.containerCreate(ctx, containerSpec{
-			Image: os.Getenv(envImage),
-			Labels: map[string]string{
-				labelFixture:  fixtureValue,
-				labelOwner:    o.String(),
-				labelOwnerPID: strconv.Itoa(o.pid),
+		res, err := cli.ContainerCreate(ctx, client.ContainerCreateOptions{
+			Config: &container.Config{
+				Image: os.Getenv(envImage),
+				Labels: map[string]string{
+					labelFixture:  fixtureValue,
+					labelOwner:    o.String(),
+					labelOwnerPID: strconv.Itoa(o.pid),
+				},
 			},
 		})
 		if err != nil {
 			t.Fatalf("creating a container: %v", err)
 		}
-		t.Cleanup(func() { _ = cli.containerRemove(context.Background(), id) })
-		return id
+		t.Cleanup(func() {
+			_, _ = cli.ContainerRemove(context.Background(), res.ID, client.ContainerRemoveOptions{Force: true})
+		})
+		return res.ID
 	}
 	deadID := create(dead)
 	aliveID := create(alive)
@@ -227,5 +363,24 @@ func TestContainerStaleOfDeadProcessRemoved(t *testing.T) {
 	}
 	if !containerExists(t, cli, aliveID) {
 		t.Errorf("the container of this live process was removed")
+	}
+}
+
+func TestImageUnavailableError(t *testing.T) {
+	err := imageUnavailableError("postgres:15-alpine", errors.New("dial tcp: lookup registry-1.docker.io:\n no such host"))
+	want := "container: image postgres:15-alpine is not available and cannot be pulled: build one from this machine's PostgreSQL with `go run github.com/twicekit/twicekit/pgfixture/cmd/twice-postgres-image` and set TWICE_POSTGRES_IMAGE to the name it prints, or set TWICE_POSTGRES_IMAGE to an image the engine has (pull: dial tcp: lookup registry-1.docker.io: no such host)"
+	if err.Error() != want {
+		t.Errorf("got  %s\nwant %s", err, want)
+	}
+}
+
+func TestRyukExplain(t *testing.T) {
+	err := errors.New("create container: reaper: new reaper: run container: no such host")
+	got := ryukChoice{}.explain(err).Error()
+	if !strings.Contains(got, "set TESTCONTAINERS_RYUK_DISABLED=true") {
+		t.Errorf("a reaper failure does not say what to set: %s", got)
+	}
+	if got := (ryukChoice{disabled: true}).explain(err); got != err {
+		t.Errorf("with Ryuk turned off by pgfixture, the error changed: %v", got)
 	}
 }

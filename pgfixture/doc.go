@@ -30,12 +30,15 @@
 //     DATABASE. pgfixture creates and drops only databases named twicekit_*,
 //     never reads or changes others, and masks the password in everything it
 //     prints. An unreachable server fails within 10 s.
-//   - container: a PostgreSQL container (image from TWICE_POSTGRES_IMAGE),
-//     through the Docker Engine API on DOCKER_HOST (a unix socket or plain
-//     tcp://; not TLS or ssh) or /var/run/docker.sock. An image that is
-//     missing is pulled once. The container is labelled with its owning
-//     process and removed when the Server closes; the next start removes
-//     the containers of processes that died.
+//   - container: a PostgreSQL container (image from TWICE_POSTGRES_IMAGE)
+//     through testcontainers-go's postgres module, on the engine
+//     testcontainers-go finds (DOCKER_HOST, Docker contexts, Podman, Colima,
+//     TLS, ~/.testcontainers.properties). An image that is missing is pulled
+//     once; without a registry, build one with the command
+//     pgfixture/cmd/twice-postgres-image. Ryuk runs where its image can be
+//     had; elsewhere the container is labelled with its owning process and
+//     the next start removes the containers of processes that died. The
+//     container is removed when the Server closes.
 //   - local: initdb and postgres from PATH or the highest version under
 //     /usr/lib/postgresql/*/bin; a throwaway cluster in a temp directory
 //     (twicekit-pg-*), listening on 127.0.0.1 and a socket in that directory,
@@ -60,12 +63,13 @@
 //   - [SQL]: SQL text, each migration sent in one round trip; errors give
 //     the line and column.
 //   - [FS]: the *.sql files at the root of an fs.FS, in name order. It
-//     refuses a directory that looks like goose's ("-- +goose Up") or
-//     golang-migrate's (*.up.sql, *.down.sql), whose down migrations it
-//     would run, with an error that names the right migrator.
+//     refuses a directory that looks like goose's ("-- +goose Up"),
+//     golang-migrate's (*.up.sql, *.down.sql) or tern's ("---- create
+//     above / drop below ----"), whose down migrations it would run, with
+//     an error that names the right migrator.
 //
-// Two packages of their own add the migrators of two tools, so that only
-// their users compile them:
+// Packages of their own add the migrators of three tools, so that only
+// their users compile them (tern's is a module of its own):
 //
 //   - pgfixture/goosemigrator: goose (github.com/pressly/goose/v3) through
 //     its Provider: the Up sections of the SQL files, and Go migrations
@@ -75,6 +79,12 @@
 //   - pgfixture/golangmigrator: golang-migrate
 //     (github.com/golang-migrate/migrate/v4) through its iofs source and
 //     pgx/v5 driver: the up migrations in version order.
+//   - pgfixture/ternmigrator: tern (github.com/jackc/tern/v2) through its
+//     migrate package: the create sections, templates evaluated.
+//
+// A migration's CREATE EXTENSION of an extension the server lacks fails
+// with what to install: Debian's package in local mode, an image in
+// container mode.
 //
 // [Migrations] chains migrators (a Schema among them contributes its own),
 // e.g. a library's tables and then the app's goose migrations; a Schema is

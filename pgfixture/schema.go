@@ -49,9 +49,10 @@ func SQL(migrations ...string) Schema {
 // FS returns a Schema of every *.sql file at the root of fsys, applied in
 // name order and named by file name in errors. A read error is returned by
 // CreateDB (and makes New fail). FS refuses a directory that looks like
-// goose's (a "-- +goose Up" annotation) or golang-migrate's (*.up.sql and
-// *.down.sql files), whose down migrations it would run: the error names
-// the right migrator (package goosemigrator or golangmigrator).
+// goose's (a "-- +goose Up" annotation), golang-migrate's (*.up.sql and
+// *.down.sql files) or tern's (its create/drop separator or a template
+// action), whose down migrations it would run: the error names the right
+// migrator (goosemigrator, golangmigrator or ternmigrator).
 func FS(fsys fs.FS) Schema {
 	names, err := fs.Glob(fsys, "*.sql")
 	if err != nil {

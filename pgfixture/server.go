@@ -35,6 +35,7 @@ type Server struct {
 	super    bool     // the role is a superuser (enables session_replication_role)
 	version  int      // server_version_num
 	skipped  []string // the providers tried before this one, and why each was not used
+	notes    []string // what else Provenance says (container mode: Ryuk)
 
 	limit   connLimit // what max_connections leaves for pgfixture, measured at start (under limitMu)
 	limitMu sync.Mutex
@@ -58,6 +59,9 @@ func (s *Server) Mode() string { return s.mode }
 // answers).
 func (s *Server) Provenance() string {
 	out := fmt.Sprintf("%s mode, PostgreSQL %d.%d at %s", s.mode, s.version/10000, s.version%10000, s.URL())
+	for _, n := range s.notes {
+		out += "; " + n
+	}
 	if len(s.skipped) > 0 {
 		out += "; not used: " + strings.Join(s.skipped, "; ")
 	}

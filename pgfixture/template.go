@@ -131,7 +131,7 @@ func (s *Server) buildTemplate(ctx context.Context, conn *pgxpool.Conn, schema S
 // by themselves; it runs while a fixture database is being created, on the
 // connections reserved for that database's control pool (not open yet).
 func (s *Server) migrate(ctx context.Context, schema Schema, dbname string) error {
-	return schema.Migrate(ctx, s.databaseURL(dbname))
+	return s.withExtensionHint(schema.Migrate(ctx, s.databaseURL(dbname)))
 }
 
 // dropTemplate drops the template of hash unless another process is

@@ -48,22 +48,59 @@ import (
 // CreateDB fail with its reason; a failing migration's error names its file
 // and, when PostgreSQL reports a position, the line and column in it.
 func New(fsys fs.FS) pgfixture.Schema {
-	return pgfixture.Migrations(newMigrator(fsys))
+	return NewWithOptions(fsys, Options{})
+}
+
+// Options are golang-migrate's settings for a schema.
+type Options struct {
+	// Path is the directory of the migrations in fsys, as iofs.New takes
+	// it; empty means the root.
+	Path string
+	// Database is the pgx/v5 driver's configuration, passed to it as it is
+	// (MigrationsTable, SchemaName, MultiStatementEnabled, ...); nil means
+	// the driver's defaults.
+	Database *migratepgx.Config
+}
+
+// NewWithOptions is New with golang-migrate's settings. The template key
+// covers, besides the up migrations, the path and the driver's settings
+// that change what is built or how it is sent: MigrationsTable,
+// MigrationsTableQuoted, SchemaName, MultiStatementEnabled and
+// MultiStatementMaxSize.
+func NewWithOptions(fsys fs.FS, o Options) pgfixture.Schema {
+	return pgfixture.Migrations(newMigrator(fsys, o))
 }
 
 type migrator struct {
 	migration.Loaded
-	fsys fs.FS
+	fsys fs.FS // the migrations' directory (o.Path of the caller's fsys)
+	db   migratepgx.Config
 	ups  []migration.File // by version; Name is the file name
 	n    int              // versions, with an up file or not
 	hash string
 }
 
-func newMigrator(fsys fs.FS) *migrator {
+func newMigrator(fsys fs.FS, o Options) *migrator {
 	m := &migrator{fsys: fsys}
-	m.Err = m.load()
+	if o.Database != nil {
+		m.db = *o.Database
+	}
+	if o.Path != "" && o.Path != "." {
+		sub, err := fs.Sub(fsys, o.Path)
+		if err != nil {
+			m.Err = fmt.Errorf("golangmigrator: %w", err)
+		}
+		m.fsys = sub
+	}
+	if m.Err == nil {
+		m.Err = m.load()
+	}
 	h := sha256.New()
 	fmt.Fprintf(h, "golang-migrate\n")
+	if o.Path != "" || o.Database != nil {
+		fmt.Fprintf(h, "path=%q table=%q quoted=%t schema=%q multi=%t/%d\n", o.Path, m.db.MigrationsTable, m.db.MigrationsTableQuoted,
+			m.db.SchemaName, m.db.MultiStatementEnabled, m.db.MultiStatementMaxSize)
+	}
 	for _, u := range m.ups {
 		fmt.Fprintf(h, "%s\n%d\n%s\n", u.Name, len(u.SQL), u.SQL)
 	}
@@ -129,7 +166,8 @@ func (m *migrator) Migrate(ctx context.Context, url string) (err error) {
 	if err != nil {
 		return fmt.Errorf("golangmigrator: %w", err)
 	}
-	driver, err := migratepgx.WithInstance(db, &migratepgx.Config{})
+	cfg := m.db
+	driver, err := migratepgx.WithInstance(db, &cfg)
 	if err != nil {
 		_ = db.Close()
 		return fmt.Errorf("golangmigrator: %w", err)

@@ -7,6 +7,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	migratepgx "github.com/golang-migrate/migrate/v4/database/pgx/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -67,4 +68,32 @@ func TestHashes(t *testing.T) {
 	assert.NotEqual(t, m.Hash(), golangmigrator.New(up).Hash())
 	assert.NotEqual(t, m.Hash(), pgfixture.FS(os.DirFS("testdata/golangmigrate")).Hash())
 	assert.Len(t, m.Hash(), 64)
+}
+
+// TestOptionsPassThrough: the migrations in a subdirectory, recorded in a
+// table of the app's choosing, as its own golang-migrate setup does.
+func TestOptionsPassThrough(t *testing.T) {
+	t.Parallel()
+	db := pgfixture.New(t, golangmigrator.NewWithOptions(os.DirFS("testdata"), golangmigrator.Options{
+		Path:     "golangmigrate",
+		Database: &migratepgx.Config{MigrationsTable: "app_migrations"},
+	}))
+	assert.Equal(t, []string{
+		"app_migrations(version bigint, dirty boolean)",
+		"customers(id bigint, email text)",
+		"orders(id bigint, customer_id bigint, total numeric)",
+	}, migrationtest.Columns(t, db.Pool()))
+}
+
+func TestOptionsAreHashed(t *testing.T) {
+	t.Parallel()
+	plain := golangmigrator.New(os.DirFS("testdata/golangmigrate")).Hash()
+	assert.Equal(t, plain, golangmigrator.NewWithOptions(os.DirFS("testdata/golangmigrate"), golangmigrator.Options{}).Hash(), "no options: New's hash")
+	assert.NotEqual(t, plain, golangmigrator.NewWithOptions(os.DirFS("testdata"), golangmigrator.Options{Path: "golangmigrate"}).Hash(), "the path is part of the key")
+	assert.NotEqual(t, plain, golangmigrator.NewWithOptions(os.DirFS("testdata/golangmigrate"),
+		golangmigrator.Options{Database: &migratepgx.Config{MigrationsTable: "app_migrations"}}).Hash())
+	assert.Equal(t,
+		golangmigrator.NewWithOptions(os.DirFS("testdata/golangmigrate"), golangmigrator.Options{Database: &migratepgx.Config{StatementTimeout: time.Second}}).Hash(),
+		golangmigrator.NewWithOptions(os.DirFS("testdata/golangmigrate"), golangmigrator.Options{Database: &migratepgx.Config{StatementTimeout: time.Minute}}).Hash(),
+		"a statement timeout changes nothing the template holds")
 }

@@ -56,20 +56,52 @@ import (
 // with goose's reason; a failing migration's error names its file (with
 // the line and column of a SQL file's error) or its Go migration's version.
 func New(fsys fs.FS, goMigrations ...*goose.Migration) pgfixture.Schema {
-	return pgfixture.Migrations(newMigrator(fsys, goMigrations))
+	return NewWithOptions(fsys, Options{GoMigrations: goMigrations})
+}
+
+// Options are goose's settings for a schema.
+type Options struct {
+	// GoMigrations are Go migrations, as New takes them.
+	GoMigrations []*goose.Migration
+	// TableName is goose's version table; empty means goose's
+	// goose_db_version.
+	TableName string
+	// AllowMissing applies migrations whose version is below one already
+	// applied (goose.WithAllowOutofOrder), as when two directories are
+	// migrated into one version table.
+	AllowMissing bool
+	// Provider holds more of goose's provider options, passed to
+	// goose.NewProvider after the ones above. They are functions, which
+	// cannot be hashed: those that change the schema (goose.WithStore,
+	// goose.WithDisableVersioning) need Key.
+	Provider []goose.ProviderOption
+	// Key is hashed into the template key: change it when Provider
+	// changes what the migrations build.
+	Key string
+}
+
+// NewWithOptions is New with goose's settings. The template key covers
+// the migrations goose lists with these options (goose.WithExcludeNames
+// and goose.WithExcludeVersions included), TableName, AllowMissing and
+// Key.
+func NewWithOptions(fsys fs.FS, o Options) pgfixture.Schema {
+	return pgfixture.Migrations(newMigrator(fsys, o))
 }
 
 type migrator struct {
 	migration.Loaded
-	fsys  fs.FS
-	goMig []*goose.Migration
-	hash  string
+	fsys fs.FS
+	opts Options
+	hash string
 }
 
-func newMigrator(fsys fs.FS, goMig []*goose.Migration) *migrator {
-	m := &migrator{fsys: fsys, goMig: goMig}
+func newMigrator(fsys fs.FS, o Options) *migrator {
+	m := &migrator{fsys: fsys, opts: o}
 	h := sha256.New()
 	fmt.Fprintf(h, "goose\n")
+	if o.TableName != "" || o.AllowMissing || o.Key != "" {
+		fmt.Fprintf(h, "table=%q allow-missing=%t key=%q\n", o.TableName, o.AllowMissing, o.Key)
+	}
 	// A provider on a database that is never opened lists the migrations
 	// goose would apply, as goose sees them.
 	db := migration.Unopened()
@@ -101,10 +133,25 @@ func newMigrator(fsys fs.FS, goMig []*goose.Migration) *migrator {
 
 func (m *migrator) provider(db *sql.DB) (*goose.Provider, error) {
 	opts := []goose.ProviderOption{goose.WithLogger(goose.NopLogger())}
-	if len(m.goMig) > 0 {
-		opts = append(opts, goose.WithGoMigrations(m.goMig...))
+	if len(m.opts.GoMigrations) > 0 {
+		opts = append(opts, goose.WithGoMigrations(m.opts.GoMigrations...))
 	}
-	return goose.NewProvider(database.DialectPostgres, db, m.fsys, opts...)
+	dialect := database.DialectPostgres
+	if m.opts.TableName != "" {
+		// goose.WithTableName is newer than the oldest goose supported: a
+		// store of that table, with no dialect, works on every release.
+		store, err := database.NewStore(database.DialectPostgres, m.opts.TableName)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, goose.WithStore(store))
+		dialect = ""
+	}
+	if m.opts.AllowMissing {
+		opts = append(opts, goose.WithAllowOutofOrder(true))
+	}
+	opts = append(opts, m.opts.Provider...)
+	return goose.NewProvider(dialect, db, m.fsys, opts...)
 }
 
 func (m *migrator) Hash() string { return m.hash }

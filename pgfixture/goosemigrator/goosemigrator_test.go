@@ -167,3 +167,39 @@ func TestGlobalRegistry(t *testing.T) {
 	}, migrationtest.Columns(t, db.Pool()))
 	assert.Equal(t, "Bob <bob@example.com>", migrationtest.Scalar[string](t, db.Pool(), "SELECT name || ' <' || email || '>' FROM customers"))
 }
+
+// TestTwoDirectoriesIntoOneVersionTable: an app that migrates a second
+// directory into the same version table needs goose's allow-missing
+// (out of order) option, and gets it through Options.
+func TestTwoDirectoriesIntoOneVersionTable(t *testing.T) {
+	t.Parallel()
+	ctx, srv := server(t)
+	_, err := srv.CreateDB(ctx, pgfixture.Migrations(
+		goosemigrator.New(os.DirFS("testdata/two/app")),
+		goosemigrator.New(os.DirFS("testdata/two/billing"))))
+	require.Error(t, err, "without the option goose refuses version 2 below the applied 3")
+	assert.Contains(t, err.Error(), "missing")
+
+	db := pgfixture.New(t, pgfixture.Migrations(
+		goosemigrator.NewWithOptions(os.DirFS("testdata/two/app"), goosemigrator.Options{TableName: "app_versions"}),
+		goosemigrator.NewWithOptions(os.DirFS("testdata/two/billing"), goosemigrator.Options{TableName: "app_versions", AllowMissing: true})))
+	assert.Equal(t, []string{
+		"app_versions(id integer, version_id bigint, is_applied boolean, tstamp timestamp without time zone)",
+		"customers(id bigint)",
+		"invoices(id bigint, customer_id bigint)",
+		"orders(id bigint, customer_id bigint)",
+	}, migrationtest.Columns(t, db.Pool()))
+	assert.Equal(t, "0 1 3 2", migrationtest.Scalar[string](t, db.Pool(), "SELECT string_agg(version_id::text, ' ' ORDER BY id) FROM app_versions"))
+}
+
+func TestOptionsAreHashed(t *testing.T) {
+	t.Parallel()
+	app := os.DirFS("testdata/two/app")
+	plain := goosemigrator.New(app).Hash()
+	assert.Equal(t, plain, goosemigrator.NewWithOptions(app, goosemigrator.Options{}).Hash(), "no options: New's hash")
+	assert.NotEqual(t, plain, goosemigrator.NewWithOptions(app, goosemigrator.Options{TableName: "v"}).Hash())
+	assert.NotEqual(t, plain, goosemigrator.NewWithOptions(app, goosemigrator.Options{AllowMissing: true}).Hash())
+	assert.NotEqual(t, plain, goosemigrator.NewWithOptions(app, goosemigrator.Options{Key: "store v2"}).Hash())
+	excluded := goosemigrator.NewWithOptions(app, goosemigrator.Options{Provider: []goose.ProviderOption{goose.WithExcludeVersions([]int64{3})}}).Hash()
+	assert.NotEqual(t, plain, excluded, "an excluded migration is not listed, so the hash changes")
+}

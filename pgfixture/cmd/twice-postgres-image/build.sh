@@ -3,15 +3,18 @@
 # image, WITHOUT pulling anything from a registry: the root filesystem is
 # assembled from the PostgreSQL server installed on this host (Debian's
 # postgresql-NN package) plus exactly the shared libraries `ldd` says it
-# needs, a POSIX shell and a handful of tools, then `docker import`ed.
+# needs, a POSIX shell and a handful of tools, then built FROM scratch with
+# the Dockerfile below (FROM scratch pulls nothing).
 #
-# Usage: .ci/postgres-image/build.sh [--force] [--tag NAME]
+# Usage: twice-postgres-image [--force] [--tag NAME]
+#   (go run github.com/twicekit/twicekit/pgfixture/cmd/twice-postgres-image,
+#   which runs this script)
 #   Prints the image name on the last line of stdout. Skips the build when
 #   the image already exists (unless --force). Needs root (file ownership in
 #   the image) and a Docker engine.
 set -euo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+here=${TWICE_IMAGE_FILES:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)}
 force=0
 tag=""
 while [ $# -gt 0 ]; do
@@ -137,20 +140,15 @@ chmod 3777 "$root/var/run/postgresql"
 ln -s /var/run "$root/run" 2>/dev/null || true
 install -m 0755 "$here/docker-entrypoint.sh" "$root/usr/local/bin/docker-entrypoint.sh"
 
-# 5. Import. The --change lines mirror the official image's Dockerfile.
+# 5. Build: the root filesystem, FROM scratch, with the official image's
+#    settings.
 tar -C "$root" --numeric-owner -cf "$work/rootfs.tar" .
 size=$(du -sh "$work/rootfs.tar" | cut -f1)
-docker import \
-  --change "ENV PATH=$pgbin:/usr/local/bin:/usr/bin" \
-  --change "ENV PGDATA=/var/lib/postgresql/data" \
-  --change "ENV LANG=C.UTF-8" \
-  --change "ENV PG_MAJOR=$major" \
-  --change "ENV PG_VERSION=$version" \
-  --change 'ENTRYPOINT ["/usr/local/bin/docker-entrypoint.sh"]' \
-  --change 'CMD ["postgres"]' \
-  --change 'EXPOSE 5432' \
-  --change "LABEL org.twicekit.postgres-image=local org.twicekit.postgres-version=$version" \
-  --message "twicekit local PostgreSQL $version image from the host's Debian packages (.ci/postgres-image/build.sh)" \
-  "$work/rootfs.tar" "$tag" >/dev/null
+cp "$here/Dockerfile" "$work/Dockerfile"
+if ! out=$(docker build -q -t "$tag" --build-arg "PG_BIN=$pgbin" --build-arg "PG_MAJOR=$major" \
+  --build-arg "PG_VERSION=$version" "$work" 2>&1); then
+  log "docker build failed: $out"
+  exit 1
+fi
 log "built $tag (PostgreSQL $version, rootfs $size) in $(( $(date +%s) - start ))s"
 echo "$tag"

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Entrypoint of the twicekit local PostgreSQL image (.ci/postgres-image).
+# Entrypoint of the twicekit local PostgreSQL image (pgfixture/cmd/twice-postgres-image).
 # A small POSIX-sh re-implementation of what the official postgres image's
 # docker-entrypoint.sh does, so that pgfixture's container mode (and
 # anything else written for the official image) works unchanged:

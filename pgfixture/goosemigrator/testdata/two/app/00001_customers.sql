@@ -1,0 +1,4 @@
+-- +goose Up
+CREATE TABLE customers (id bigint PRIMARY KEY);
+-- +goose Down
+DROP TABLE customers;

@@ -1,0 +1,1 @@
+CREATE FUNCTION order_total(o orders) RETURNS numeric LANGUAGE sql AS $$ SELECT o.total $$;

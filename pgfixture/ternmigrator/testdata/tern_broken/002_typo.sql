@@ -1,0 +1,6 @@
+CREATE TABLE b (
+  id int,
+  name txet
+);
+---- create above / drop below ----
+DROP TABLE b;
