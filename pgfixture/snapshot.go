@@ -16,11 +16,13 @@ import (
 type SnapshotOption interface{ apply(*snapOpts) }
 
 type snapOpts struct {
-	ignore       map[string]bool
-	keepVolatile bool
-	normalize    map[string]func(string) string
-	schemas      []string
-	exclude      map[string]string // table -> condition of rows left out (snapshot_rows.go)
+	ignore        map[string]bool
+	keepVolatile  bool
+	normalize     map[string]func(string) string
+	schemas       []string
+	exclude       map[string]string // table -> condition of rows left out (snapshot_rows.go)
+	tables        []string          // schema.table read whatever the schemas (snapshot_tables.go)
+	excludeTables map[string]bool   // table or schema.table left out
 }
 
 type optFunc func(*snapOpts)
@@ -51,7 +53,8 @@ func Normalize(col string, f func(string) string) SnapshotOption {
 	return optFunc(func(o *snapOpts) { o.normalize[col] = f })
 }
 
-// Schemas sets the schemas read (default "public").
+// Schemas sets the schemas read (default "public"); the tables named by
+// Tables are read too, whatever the schemas.
 func Schemas(names ...string) SnapshotOption {
 	return optFunc(func(o *snapOpts) { o.schemas = append([]string(nil), names...) })
 }
@@ -190,14 +193,14 @@ func (db *DB) Snapshot(ctx context.Context, opts ...SnapshotOption) (*Snapshot, 
 		return nil, db.srv.scrub.Error(fmt.Errorf("pgfixture: snapshot of %s: %w", db.name, err))
 	}
 	defer conn.Release()
-	key := strings.Join(o.schemas, "\x00")
+	key := strings.Join(o.schemas, "\x00") + "\x01" + strings.Join(o.tables, "\x00")
 	if db.catalogs == nil {
 		db.catalogs = map[string]*catalogCache{}
 	}
 	for attempt := 0; ; attempt++ {
 		cache := db.catalogs[key]
 		if cache == nil {
-			cache, err = readCatalog(ctx, conn, o.schemas)
+			cache, err = readCatalog(ctx, conn, o.schemas, o.tables)
 			if err != nil {
 				return nil, db.srv.scrub.Error(fmt.Errorf("pgfixture: snapshot of %s: reading the catalog: %w", db.name, err))
 			}
@@ -217,7 +220,10 @@ func (db *DB) Snapshot(ctx context.Context, opts ...SnapshotOption) (*Snapshot, 
 	}
 }
 
-func readCatalog(ctx context.Context, conn *pgxpool.Conn, schemas []string) (*catalogCache, error) {
+func readCatalog(ctx context.Context, conn *pgxpool.Conn, schemas, tables []string) (*catalogCache, error) {
+	if tables == nil {
+		tables = []string{}
+	}
 	cache := &catalogCache{}
 	if err := conn.QueryRow(ctx, fingerprintSQL).Scan(&cache.fingerprint); err != nil {
 		return nil, err
@@ -228,8 +234,8 @@ func readCatalog(ctx context.Context, conn *pgxpool.Conn, schemas []string) (*ca
 		LEFT JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
 		LEFT JOIN pg_type t ON t.oid = a.atttypid
 		LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
-		WHERE (c.relkind = 'p' OR (c.relkind = 'r' AND NOT c.relispartition)) AND n.nspname = ANY($1)
-		ORDER BY n.nspname, c.relname, a.attnum`, schemas, volatileDefault)
+		WHERE (c.relkind = 'p' OR (c.relkind = 'r' AND NOT c.relispartition)) AND (n.nspname = ANY($1) OR n.nspname || '.' || c.relname = ANY($3))
+		ORDER BY n.nspname, c.relname, a.attnum`, schemas, volatileDefault, tables)
 	if err != nil {
 		return nil, err
 	}
@@ -251,6 +257,9 @@ func snapTables(cache *catalogCache, o *snapOpts) []*snapTable {
 		display := cc.rel
 		if cc.nsp != "public" {
 			display = cc.nsp + "." + cc.rel
+		}
+		if o.excludedTable(cc.nsp, cc.rel) {
+			continue
 		}
 		if len(tables) == 0 || tables[len(tables)-1].display != display {
 			tables = append(tables, &snapTable{display: display, qname: pgx.Identifier{cc.nsp, cc.rel}.Sanitize(), where: o.exclude[display]})
