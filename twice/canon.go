@@ -70,7 +70,14 @@ func (sh *varyingSet) canon(sr *ScenarioRun) *canonRun {
 			it := varyingItem{head: t, row: true}
 			for i, col := range r.Columns {
 				v := r.Values[i]
+				it.cells = append(it.cells, len(it.parts))
 				it.parts = append(it.parts, varyingPart{lit: col + "=", v: -1})
+				if mayHoldJSON(sr.Snapshot.ColumnType(t, col)) && v != "NULL" && !sh.cols[t][col] {
+					if parts, ok := sh.jsonParts(g, t, col, v); ok {
+						it.parts = append(it.parts, parts...)
+						continue
+					}
+				}
 				raw := unquote(v)
 				isTime := timeType(sr.Snapshot.ColumnType(t, col))
 				stable := v == "NULL" || sh.stable[t+"\x00"+col+"\x00"+v]
@@ -140,8 +147,16 @@ func (sh *varyingSet) canon(sr *ScenarioRun) *canonRun {
 		for _, id := range rowItems[t] {
 			it := g.items[id]
 			r := pgfixture.Row{Columns: cols}
-			for k := 1; k < len(it.parts); k += 2 {
-				r.Values = append(r.Values, it.parts[k].text(marks))
+			for c, start := range it.cells {
+				end := len(it.parts)
+				if c+1 < len(it.cells) {
+					end = it.cells[c+1]
+				}
+				var b strings.Builder
+				for _, p := range it.parts[start+1 : end] {
+					b.WriteString(p.text(marks))
+				}
+				r.Values = append(r.Values, b.String())
 			}
 			rows[t] = append(rows[t], r)
 		}
@@ -164,6 +179,35 @@ func (sh *varyingSet) canon(sr *ScenarioRun) *canonRun {
 	return cr
 }
 
+// jsonParts are the parts of a JSON value: its text, with the leaves that
+// vary (by path, or looking random) replaced by varying values, quoted so
+// that the text stays JSON; ok is false when v is not JSON.
+func (sh *varyingSet) jsonParts(g *varyingGraph, t, col, v string) ([]varyingPart, bool) {
+	leaves, ok := jsonLeaves(v)
+	if !ok {
+		return nil, false
+	}
+	var parts []varyingPart
+	last := 0
+	for _, l := range leaves {
+		isTime := l.str && timeWordRe.MatchString(l.value)
+		random := l.str && (uuidRe.MatchString(l.value) || (isTime && sh.nearWall(l.value)))
+		if sh.stable[t+"\x00"+col+"."+l.path+"\x00"+l.raw] || (!sh.json[t+"\x00"+col][l.path] && !random) {
+			continue
+		}
+		kind := varyingValue
+		switch {
+		case isTime:
+			kind = varyingTime
+		case l.str && uuidRe.MatchString(l.value):
+			kind = varyingUUID
+		}
+		parts = append(parts, varyingPart{lit: v[last:l.start] + `"`, v: -1}, varyingPart{v: g.value(l.value, kind)}, varyingPart{lit: `"`, v: -1})
+		last = l.end
+	}
+	return append(parts, varyingPart{lit: v[last:], v: -1}), true
+}
+
 func unquote(v string) string {
 	if len(v) >= 2 && v[0] == '\'' && v[len(v)-1] == '\'' {
 		return strings.ReplaceAll(v[1:len(v)-1], "''", "'")
@@ -183,7 +227,8 @@ type varyingGraph struct {
 type varyingItem struct {
 	head  string // the table or effect kind
 	parts []varyingPart
-	row   bool // a row of the database
+	row   bool  // a row of the database
+	cells []int // a row's: where each column's parts begin (its "col=")
 }
 
 // varyingPart is literal text (v < 0) or varying value v.
