@@ -23,6 +23,7 @@ type snapOpts struct {
 	exclude       map[string]string // table -> condition of rows left out (snapshot_rows.go)
 	tables        []string          // schema.table read whatever the schemas (snapshot_tables.go)
 	excludeTables map[string]bool   // table or schema.table left out
+	generatedKeys bool              // serial keys kept and marked (snapshot_keys.go)
 }
 
 type optFunc func(*snapOpts)
@@ -64,6 +65,7 @@ func Schemas(names ...string) SnapshotOption {
 type Snapshot struct {
 	tables map[string][]Row
 	types  map[string]map[string]string // table -> column -> type name
+	keys   map[string]map[string]string // table -> column -> generated key (snapshot_keys.go)
 }
 
 // NewSnapshot makes a snapshot of the given rows (a copy of each table's
@@ -153,7 +155,8 @@ type snapTable struct {
 	display string
 	qname   string
 	cols    []snapColumn
-	where   string // rows matching it are left out
+	where   string            // rows matching it are left out
+	keys    map[string]string // column -> the generated key it holds (snapshot_keys.go)
 }
 
 const volatileDefault = `(nextval\(|now\(\)|current_timestamp|clock_timestamp|statement_timestamp|transaction_timestamp|localtimestamp|current_date|current_time|gen_random_uuid|uuid_generate_|random\()`
@@ -173,6 +176,9 @@ type catalogColumn struct {
 type catalogCache struct {
 	fingerprint string
 	cols        []catalogColumn
+	serials     []serialColumn               // snapshot_keys.go
+	fks         []foreignKey                 // snapshot_keys.go
+	keys        map[string]map[string]string // generatedKeyColumns
 }
 
 // Snapshot reads every row of every table of the checked schemas: one batch
@@ -247,7 +253,17 @@ func readCatalog(ctx context.Context, conn *pgxpool.Conn, schemas, tables []stri
 		}
 		cache.cols = append(cache.cols, c)
 	}
-	return cache, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if cache.serials, err = readSerials(ctx, conn); err != nil {
+		return nil, err
+	}
+	if cache.fks, err = readForeignKeys(ctx, conn); err != nil {
+		return nil, err
+	}
+	cache.keys = cache.generatedKeyColumns()
+	return cache, nil
 }
 
 // snapTables applies the options to the catalog.
@@ -269,8 +285,19 @@ func snapTables(cache *catalogCache, o *snapOpts) []*snapTable {
 			continue // a table without columns
 		}
 		keys := []string{cc.nsp + "." + cc.rel + "." + cc.col, cc.rel + "." + cc.col, cc.col}
-		if (cc.volatile && !o.keepVolatile) || anyKey(o.ignore, keys) {
+		key := ""
+		if o.generatedKeys {
+			key = cache.keys[display][cc.col]
+		}
+		serial := key != "" && key == display+"."+cc.col
+		if (cc.volatile && !o.keepVolatile && !serial) || anyKey(o.ignore, keys) {
 			continue
+		}
+		if key != "" {
+			if t.keys == nil {
+				t.keys = map[string]string{}
+			}
+			t.keys[cc.col] = key
 		}
 		sc := snapColumn{name: cc.col, kind: 'r', typeName: cc.typeName}
 		q := pgx.Identifier{cc.col}.Sanitize()
@@ -335,6 +362,12 @@ func readRows(ctx context.Context, conn *pgxpool.Conn, tables []*snapTable) (*Sn
 			types[c.name] = c.typeName
 		}
 		snap.types[t.display] = types
+		if t.keys != nil {
+			if snap.keys == nil {
+				snap.keys = map[string]map[string]string{}
+			}
+			snap.keys[t.display] = t.keys
+		}
 		var out []Row
 		for rs.Next() {
 			raw := rs.RawValues()

@@ -60,6 +60,7 @@ func compare(ref, sr *ScenarioRun, cfg *config) *Finding {
 	}
 	f.Hints = append(f.Hints, sh.timeHints(want, f.Database)...)
 	f.Hints = append(f.Hints, jsonHints(want, f.Database)...)
+	f.Hints = append(f.Hints, keyHints(want, got, f.Database)...)
 	keys := newKeyAliases(ref, sr)
 	view := cfg.queue.labelled(keys.run(sr))
 	if sh != nil {

@@ -62,7 +62,7 @@ func newConfig(opts []Option) *config {
 		maxDeliveries:  DefaultMaxDeliveries,
 		start:          clockStart,
 		only:           runFlag(),
-		snapshot:       []pgfixture.SnapshotOption{pgfixture.ExcludeTables(pgfixture.MigrationTables()...)},
+		snapshot:       []pgfixture.SnapshotOption{pgfixture.ExcludeTables(pgfixture.MigrationTables()...), pgfixture.GeneratedKeys()},
 	}
 	for _, o := range opts {
 		if o != nil {

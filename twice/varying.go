@@ -42,7 +42,9 @@ import (
 // clean runs (so a job writing now() differs from its reference in every
 // scenario, and the report's hint says which column). Such values still
 // print as placeholders, never raw. Use it for a job that promises to write
-// exactly the same values on every delivery.
+// exactly the same values on every delivery. Generated keys (serial and
+// identity columns, and the columns referencing them) are still compared up
+// to renaming (generatedkeys.go).
 func ExactValues() Option {
 	return optionFunc(func(c *config) { c.exactValues = true })
 }
@@ -52,6 +54,7 @@ const (
 	varyingTime  = "time"
 	varyingUUID  = "uuid"
 	varyingValue = "value"
+	varyingKey   = "key" // a generated key (generatedkeys.go)
 )
 
 // wallMargin: a time value within this of the wall clock while the
@@ -72,6 +75,8 @@ type varyingSet struct {
 	clock  [2]time.Time               // the check's clock, from its start to its latest redrive
 	found  []string
 	ref    *canonRun
+	// keysOnly: no second clean run; only the generated keys vary.
+	keysOnly bool
 }
 
 // secondReference runs the clean reference again and records in ref which
@@ -123,6 +128,9 @@ func detectVarying(a, b *ScenarioRun, wall, clock [2]time.Time) *varyingSet {
 			cols = rb[0].Columns
 		}
 		for i, col := range cols {
+			if a.Snapshot.GeneratedKey(t, col) != "" {
+				continue // compared up to renaming in every scenario (generatedkeys.go)
+			}
 			if mayHoldJSON(a.Snapshot.ColumnType(t, col)) && sh.jsonColumn(t, col, ra, rb, i) {
 				continue
 			}
