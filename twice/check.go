@@ -64,7 +64,7 @@ func Check(ctx context.Context, job Job, opts ...Option) *Report {
 	if job.Name == "" {
 		job.Name = "job"
 	}
-	rep := &Report{Job: job.Name, testName: cfg.testName, dupEnqueueOff: cfg.dupEnqueueOff, concurrencyOff: cfg.conc.off, options: optionsOf(cfg)}
+	rep := &Report{Job: job.Name, testName: cfg.testName, dupEnqueueOff: cfg.dupEnqueueOff, concurrencyOff: cfg.conc.off, overlapsOff: cfg.conc.overlapsOff, options: optionsOf(cfg)}
 	if job.Run == nil {
 		rep.Err = errors.New("twice: the job has no Run function: set Job.Run to the function a worker calls for one delivery")
 		return rep

@@ -123,8 +123,8 @@ func optionsOf(cfg *config) JSONOptions {
 	if cfg.dupEnqueueOff != "" {
 		o.DuplicateEnqueue = cfg.dupEnqueueOff
 	}
-	if cfg.conc.off != "" {
-		o.Concurrency = cfg.conc.off
+	if why := cfg.pairOff(sameJob); why != "" {
+		o.Concurrency = why
 	}
 	for _, d := range cfg.redrives {
 		o.LateRedrives = append(o.LateRedrives, shortDuration(d))
