@@ -372,6 +372,9 @@ func (c *checker) scenario(ctx context.Context, s Scenario, how playArgs) (*Scen
 		watch = c.watchSessions(ctx)
 	}
 	err := d.play(c, ctx, sr, how)
+	if err == nil {
+		c.playNextRun(ctx, sr)
+	}
 	if watch != nil {
 		sr.Sessions = mergeSessions(atPoints, watch.end())
 	}

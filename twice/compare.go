@@ -130,6 +130,12 @@ func headline(f *Finding, sr *ScenarioRun, words func(Scenario, Happened, string
 	if words != nil {
 		said = words(sr.Scenario, happened(sr), said)
 	}
+	if sr.hasNextRun() {
+		if !happened(sr).Redelivered {
+			said = strings.TrimSuffix(said, ", then redelivery")
+		}
+		said += ", then the next scheduled run (Periodic)"
+	}
 	return strings.Join(promises, "; ") + ": " + said
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/twicekit/twicekit/pgfixture"
 	"github.com/twicekit/twicekit/twice"
@@ -103,4 +104,14 @@ func ExampleQueueTables() {
 	rep := twice.Check(context.Background(), job, twice.Schemas("app"), twice.QueueTables("jobs"))
 	fmt.Println(rep.Reference.Snapshot.Tables(), rep.Findings[0].Token)
 	// Output: [app.orders jobs] sequential
+}
+
+// A publisher with no retries of its own is recovered by its next scheduled
+// run: declared Periodic, a crash is no give-up, and the payout keyed by
+// the event is made once.
+func ExamplePeriodic() {
+	rep := twice.Check(context.Background(), outboxJob(true), twice.MaxDeliveries(1), twice.Periodic(time.Minute),
+		twice.WithoutConcurrency("the scheduler starts the next run only after the last one ended"))
+	fmt.Println(rep.OK(), rep.Reference.Attempts[1].JobID)
+	// Output: true next-run
 }

@@ -28,6 +28,7 @@ type config struct {
 	start          time.Time
 	sqlDriver      string
 	redrives       []time.Duration
+	periodic       time.Duration // Periodic: periodic.go
 	// everyCrashPoint replays crash points that leave the same world as an
 	// earlier one (crashstates.go).
 	everyCrashPoint bool
