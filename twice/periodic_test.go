@@ -78,6 +78,9 @@ func TestPeriodicPublisherIsRetriedByItsNextRun(t *testing.T) {
 	rep, tokens := findingTokens(t, outboxJob(true), append(outboxOptions, twice.Periodic(time.Minute))...)
 	require.Empty(t, tokens, rep.String())
 	require.Equal(t, "next-run", rep.Reference.Attempts[1].JobID)
+	js, err := rep.JSON()
+	require.NoError(t, err)
+	require.Contains(t, string(js), `"periodic": "1m"`)
 
 	rep, tokens = findingTokens(t, outboxJob(true), outboxOptions...)
 	require.Contains(t, tokens, "crash@1", rep.String())
