@@ -16,11 +16,14 @@ import (
 type SnapshotOption interface{ apply(*snapOpts) }
 
 type snapOpts struct {
-	ignore       map[string]bool
-	keepVolatile bool
-	normalize    map[string]func(string) string
-	schemas      []string
-	exclude      map[string]string // table -> condition of rows left out (snapshot_rows.go)
+	ignore        map[string]bool
+	keepVolatile  bool
+	normalize     map[string]func(string) string
+	schemas       []string
+	exclude       map[string]string // table -> condition of rows left out (snapshot_rows.go)
+	tables        []string          // schema.table read whatever the schemas (snapshot_tables.go)
+	excludeTables map[string]bool   // table or schema.table left out
+	generatedKeys bool              // serial keys kept and marked (snapshot_keys.go)
 }
 
 type optFunc func(*snapOpts)
@@ -51,7 +54,8 @@ func Normalize(col string, f func(string) string) SnapshotOption {
 	return optFunc(func(o *snapOpts) { o.normalize[col] = f })
 }
 
-// Schemas sets the schemas read (default "public").
+// Schemas sets the schemas read (default "public"); the tables named by
+// Tables are read too, whatever the schemas.
 func Schemas(names ...string) SnapshotOption {
 	return optFunc(func(o *snapOpts) { o.schemas = append([]string(nil), names...) })
 }
@@ -61,6 +65,7 @@ func Schemas(names ...string) SnapshotOption {
 type Snapshot struct {
 	tables map[string][]Row
 	types  map[string]map[string]string // table -> column -> type name
+	keys   map[string]map[string]string // table -> column -> generated key (snapshot_keys.go)
 }
 
 // NewSnapshot makes a snapshot of the given rows (a copy of each table's
@@ -150,7 +155,8 @@ type snapTable struct {
 	display string
 	qname   string
 	cols    []snapColumn
-	where   string // rows matching it are left out
+	where   string            // rows matching it are left out
+	keys    map[string]string // column -> the generated key it holds (snapshot_keys.go)
 }
 
 const volatileDefault = `(nextval\(|now\(\)|current_timestamp|clock_timestamp|statement_timestamp|transaction_timestamp|localtimestamp|current_date|current_time|gen_random_uuid|uuid_generate_|random\()`
@@ -170,6 +176,9 @@ type catalogColumn struct {
 type catalogCache struct {
 	fingerprint string
 	cols        []catalogColumn
+	serials     []serialColumn               // snapshot_keys.go
+	fks         []foreignKey                 // snapshot_keys.go
+	keys        map[string]map[string]string // generatedKeyColumns
 }
 
 // Snapshot reads every row of every table of the checked schemas: one batch
@@ -190,14 +199,14 @@ func (db *DB) Snapshot(ctx context.Context, opts ...SnapshotOption) (*Snapshot, 
 		return nil, db.srv.scrub.Error(fmt.Errorf("pgfixture: snapshot of %s: %w", db.name, err))
 	}
 	defer conn.Release()
-	key := strings.Join(o.schemas, "\x00")
+	key := strings.Join(o.schemas, "\x00") + "\x01" + strings.Join(o.tables, "\x00")
 	if db.catalogs == nil {
 		db.catalogs = map[string]*catalogCache{}
 	}
 	for attempt := 0; ; attempt++ {
 		cache := db.catalogs[key]
 		if cache == nil {
-			cache, err = readCatalog(ctx, conn, o.schemas)
+			cache, err = readCatalog(ctx, conn, o.schemas, o.tables)
 			if err != nil {
 				return nil, db.srv.scrub.Error(fmt.Errorf("pgfixture: snapshot of %s: reading the catalog: %w", db.name, err))
 			}
@@ -217,7 +226,10 @@ func (db *DB) Snapshot(ctx context.Context, opts ...SnapshotOption) (*Snapshot, 
 	}
 }
 
-func readCatalog(ctx context.Context, conn *pgxpool.Conn, schemas []string) (*catalogCache, error) {
+func readCatalog(ctx context.Context, conn *pgxpool.Conn, schemas, tables []string) (*catalogCache, error) {
+	if tables == nil {
+		tables = []string{}
+	}
 	cache := &catalogCache{}
 	if err := conn.QueryRow(ctx, fingerprintSQL).Scan(&cache.fingerprint); err != nil {
 		return nil, err
@@ -228,8 +240,8 @@ func readCatalog(ctx context.Context, conn *pgxpool.Conn, schemas []string) (*ca
 		LEFT JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
 		LEFT JOIN pg_type t ON t.oid = a.atttypid
 		LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
-		WHERE (c.relkind = 'p' OR (c.relkind = 'r' AND NOT c.relispartition)) AND n.nspname = ANY($1)
-		ORDER BY n.nspname, c.relname, a.attnum`, schemas, volatileDefault)
+		WHERE (c.relkind = 'p' OR (c.relkind = 'r' AND NOT c.relispartition)) AND (n.nspname = ANY($1) OR n.nspname || '.' || c.relname = ANY($3))
+		ORDER BY n.nspname, c.relname, a.attnum`, schemas, volatileDefault, tables)
 	if err != nil {
 		return nil, err
 	}
@@ -241,7 +253,17 @@ func readCatalog(ctx context.Context, conn *pgxpool.Conn, schemas []string) (*ca
 		}
 		cache.cols = append(cache.cols, c)
 	}
-	return cache, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if cache.serials, err = readSerials(ctx, conn); err != nil {
+		return nil, err
+	}
+	if cache.fks, err = readForeignKeys(ctx, conn); err != nil {
+		return nil, err
+	}
+	cache.keys = cache.generatedKeyColumns()
+	return cache, nil
 }
 
 // snapTables applies the options to the catalog.
@@ -252,6 +274,9 @@ func snapTables(cache *catalogCache, o *snapOpts) []*snapTable {
 		if cc.nsp != "public" {
 			display = cc.nsp + "." + cc.rel
 		}
+		if o.excludedTable(cc.nsp, cc.rel) {
+			continue
+		}
 		if len(tables) == 0 || tables[len(tables)-1].display != display {
 			tables = append(tables, &snapTable{display: display, qname: pgx.Identifier{cc.nsp, cc.rel}.Sanitize(), where: o.exclude[display]})
 		}
@@ -260,8 +285,19 @@ func snapTables(cache *catalogCache, o *snapOpts) []*snapTable {
 			continue // a table without columns
 		}
 		keys := []string{cc.nsp + "." + cc.rel + "." + cc.col, cc.rel + "." + cc.col, cc.col}
-		if (cc.volatile && !o.keepVolatile) || anyKey(o.ignore, keys) {
+		key := ""
+		if o.generatedKeys {
+			key = cache.keys[display][cc.col]
+		}
+		serial := key != "" && key == display+"."+cc.col
+		if (cc.volatile && !o.keepVolatile && !serial) || anyKey(o.ignore, keys) {
 			continue
+		}
+		if key != "" {
+			if t.keys == nil {
+				t.keys = map[string]string{}
+			}
+			t.keys[cc.col] = key
 		}
 		sc := snapColumn{name: cc.col, kind: 'r', typeName: cc.typeName}
 		q := pgx.Identifier{cc.col}.Sanitize()
@@ -326,6 +362,12 @@ func readRows(ctx context.Context, conn *pgxpool.Conn, tables []*snapTable) (*Sn
 			types[c.name] = c.typeName
 		}
 		snap.types[t.display] = types
+		if t.keys != nil {
+			if snap.keys == nil {
+				snap.keys = map[string]map[string]string{}
+			}
+			snap.keys[t.display] = t.keys
+		}
 		var out []Row
 		for rs.Next() {
 			raw := rs.RawValues()

@@ -47,13 +47,17 @@ type canonRun struct {
 	types   *pgfixture.Snapshot // the snapshot read, for its column types
 
 	snapSource *pgfixture.Snapshot // the snapshot this run was made from
+	keyRows    map[string]string   // a generated key's marker -> the row it is the key of
 }
 
 // canon replaces the varying values of a run by markers. A nil varyingSet (no
 // second clean run) leaves the run as it is.
 func (sh *varyingSet) canon(sr *ScenarioRun) *canonRun {
 	if sh == nil {
-		return &canonRun{snap: sr.Snapshot, effects: sr.Effects, types: sr.Snapshot}
+		if !hasGeneratedKeys(sr.Snapshot) {
+			return &canonRun{snap: sr.Snapshot, effects: sr.Effects, types: sr.Snapshot}
+		}
+		sh = &varyingSet{exact: true, keysOnly: true}
 	}
 	if sh.ref != nil && sr.Snapshot == sh.ref.snapSource {
 		return sh.ref
@@ -70,11 +74,22 @@ func (sh *varyingSet) canon(sr *ScenarioRun) *canonRun {
 			it := varyingItem{head: t, row: true}
 			for i, col := range r.Columns {
 				v := r.Values[i]
+				it.cells = append(it.cells, len(it.parts))
 				it.parts = append(it.parts, varyingPart{lit: col + "=", v: -1})
+				if key := sr.Snapshot.GeneratedKey(t, col); key != "" {
+					it.parts = append(it.parts, keyPart(g, key, v))
+					continue
+				}
+				if mayHoldJSON(sr.Snapshot.ColumnType(t, col)) && v != "NULL" && !sh.cols[t][col] {
+					if parts, ok := sh.jsonParts(g, t, col, v); ok {
+						it.parts = append(it.parts, parts...)
+						continue
+					}
+				}
 				raw := unquote(v)
 				isTime := timeType(sr.Snapshot.ColumnType(t, col))
 				stable := v == "NULL" || sh.stable[t+"\x00"+col+"\x00"+v]
-				random := uuidRe.MatchString(raw) || (isTime && sh.nearWall(v)) // never printed raw
+				random := !sh.keysOnly && (uuidRe.MatchString(raw) || (isTime && sh.nearWall(v))) // never printed raw
 				if stable || (!sh.cols[t][col] && !random) {
 					it.parts = append(it.parts, varyingPart{lit: v, v: -1})
 					continue
@@ -104,7 +119,7 @@ func (sh *varyingSet) canon(sr *ScenarioRun) *canonRun {
 			it.parts = append(it.parts, varyingPart{lit: w.seps[j], v: -1})
 			_, known := g.index[word]
 			isTime := timeWordRe.MatchString(word)
-			random := !sh.same[word] && (uuidRe.MatchString(word) || (isTime && sh.nearWall(word)))
+			random := !sh.keysOnly && !sh.same[word] && (uuidRe.MatchString(word) || (isTime && sh.nearWall(word)))
 			if !fresh[j] && !known && !random {
 				it.parts = append(it.parts, varyingPart{lit: word, v: -1})
 				continue
@@ -122,10 +137,10 @@ func (sh *varyingSet) canon(sr *ScenarioRun) *canonRun {
 		effItems[i] = g.add(it)
 	}
 	marks := g.markers(sh.exact)
-	cr := &canonRun{raw: map[string]string{}, snapSource: sr.Snapshot}
+	cr := &canonRun{raw: map[string]string{}, keyRows: map[string]string{}, snapSource: sr.Snapshot}
 	for raw, i := range g.index {
 		cr.raw[raw] = marks[i]
-		if len(raw) >= minVaryingText {
+		if len(raw) >= minVaryingText && g.kinds[i] != varyingKey {
 			cr.bare = append(cr.bare, raw)
 		}
 	}
@@ -134,14 +149,36 @@ func (sh *varyingSet) canon(sr *ScenarioRun) *canonRun {
 	for _, t := range tables {
 		rows[t] = []pgfixture.Row{}
 		var cols []string
+		shown := map[int]bool{}
 		if ids := rowItems[t]; len(ids) > 0 {
-			cols = sr.Snapshot.Rows(t)[0].Columns
+			for c, col := range sr.Snapshot.Rows(t)[0].Columns {
+				if sr.Snapshot.GeneratedKey(t, col) != t+"."+col {
+					cols = append(cols, col)
+					shown[c] = true
+				}
+			}
 		}
 		for _, id := range rowItems[t] {
 			it := g.items[id]
 			r := pgfixture.Row{Columns: cols}
-			for k := 1; k < len(it.parts); k += 2 {
-				r.Values = append(r.Values, it.parts[k].text(marks))
+			for c, start := range it.cells {
+				if !shown[c] {
+					continue
+				}
+				end := len(it.parts)
+				if c+1 < len(it.cells) {
+					end = it.cells[c+1]
+				}
+				var b strings.Builder
+				for _, p := range it.parts[start+1 : end] {
+					b.WriteString(p.text(marks))
+				}
+				r.Values = append(r.Values, b.String())
+			}
+			for c, start := range it.cells {
+				if !shown[c] && it.parts[start+1].v >= 0 {
+					cr.keyRows[marks[it.parts[start+1].v]] = t + " " + r.String()
+				}
 			}
 			rows[t] = append(rows[t], r)
 		}
@@ -164,6 +201,35 @@ func (sh *varyingSet) canon(sr *ScenarioRun) *canonRun {
 	return cr
 }
 
+// jsonParts are the parts of a JSON value: its text, with the leaves that
+// vary (by path, or looking random) replaced by varying values, quoted so
+// that the text stays JSON; ok is false when v is not JSON.
+func (sh *varyingSet) jsonParts(g *varyingGraph, t, col, v string) ([]varyingPart, bool) {
+	leaves, ok := jsonLeaves(v)
+	if !ok {
+		return nil, false
+	}
+	var parts []varyingPart
+	last := 0
+	for _, l := range leaves {
+		isTime := l.str && timeWordRe.MatchString(l.value)
+		random := !sh.keysOnly && l.str && (uuidRe.MatchString(l.value) || (isTime && sh.nearWall(l.value)))
+		if sh.stable[t+"\x00"+col+"."+l.path+"\x00"+l.raw] || (!sh.json[t+"\x00"+col][l.path] && !random) {
+			continue
+		}
+		kind := varyingValue
+		switch {
+		case isTime:
+			kind = varyingTime
+		case l.str && uuidRe.MatchString(l.value):
+			kind = varyingUUID
+		}
+		parts = append(parts, varyingPart{lit: v[last:l.start] + `"`, v: -1}, varyingPart{v: g.value(l.value, kind)}, varyingPart{lit: `"`, v: -1})
+		last = l.end
+	}
+	return append(parts, varyingPart{lit: v[last:], v: -1}), true
+}
+
 func unquote(v string) string {
 	if len(v) >= 2 && v[0] == '\'' && v[len(v)-1] == '\'' {
 		return strings.ReplaceAll(v[1:len(v)-1], "''", "'")
@@ -183,7 +249,8 @@ type varyingGraph struct {
 type varyingItem struct {
 	head  string // the table or effect kind
 	parts []varyingPart
-	row   bool // a row of the database
+	row   bool  // a row of the database
+	cells []int // a row's: where each column's parts begin (its "col=")
 }
 
 // varyingPart is literal text (v < 0) or varying value v.
@@ -238,9 +305,24 @@ func (g *varyingGraph) markers(exact bool) []string {
 		raws[i] = raw
 	}
 	labels := make([]string, len(g.kinds))
-	for round := 0; round < refineRounds && !exact; round++ {
+	// fixed: a value labelled by itself (every value but generated keys,
+	// when exact).
+	fixed := func(v int) bool { return exact && g.kinds[v] != varyingKey }
+	refine := !exact
+	for v := range labels {
+		if fixed(v) {
+			labels[v] = hash(g.kinds[v], raws[v])
+		} else {
+			refine = true
+		}
+	}
+	for round := 0; round < refineRounds && refine; round++ {
 		next := make([]string, len(labels))
 		for v := range labels {
+			if fixed(v) {
+				next[v] = labels[v]
+				continue
+			}
 			descs := make([]string, 0, len(g.occ[v]))
 			for _, id := range g.occ[v] {
 				it := g.items[id]
@@ -269,11 +351,7 @@ func (g *varyingGraph) markers(exact bool) []string {
 	}
 	marks := make([]string, len(labels))
 	for v := range labels {
-		l := labels[v]
-		if exact {
-			l = hash(g.kinds[v], raws[v])
-		}
-		marks[v] = markOpen + g.kinds[v] + " " + l + markClose
+		marks[v] = markOpen + g.kinds[v] + " " + labels[v] + markClose
 	}
 	return marks
 }

@@ -64,7 +64,7 @@ func Check(ctx context.Context, job Job, opts ...Option) *Report {
 	if job.Name == "" {
 		job.Name = "job"
 	}
-	rep := &Report{Job: job.Name, testName: cfg.testName, dupEnqueueOff: cfg.dupEnqueueOff, concurrencyOff: cfg.conc.off, options: optionsOf(cfg)}
+	rep := &Report{Job: job.Name, testName: cfg.testName, dupEnqueueOff: cfg.dupEnqueueOff, concurrencyOff: cfg.conc.off, overlapsOff: cfg.conc.overlapsOff, options: optionsOf(cfg)}
 	if job.Run == nil {
 		rep.Err = errors.New("twice: the job has no Run function: set Job.Run to the function a worker calls for one delivery")
 		return rep
@@ -372,6 +372,9 @@ func (c *checker) scenario(ctx context.Context, s Scenario, how playArgs) (*Scen
 		watch = c.watchSessions(ctx)
 	}
 	err := d.play(c, ctx, sr, how)
+	if err == nil {
+		c.playNextRun(ctx, sr)
+	}
 	if watch != nil {
 		sr.Sessions = mergeSessions(atPoints, watch.end())
 	}

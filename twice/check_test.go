@@ -157,7 +157,7 @@ func TestBadJobsGetClearMessages(t *testing.T) {
 	})
 	t.Run("not a token", func(t *testing.T) {
 		rep := twice.Check(context.Background(), loyaltyJob("ledger", ledgerCTE), twice.Only("crash@x"), twice.KeepFailedDatabase())
-		require.EqualError(t, rep.Err, `twice: "crash@x" is not a scenario token (tokens look like once, sequential, crash@3, crash@end, duplicate-enqueue, crash-after@2, reply-lost@2, redrive-48h@2, overlap@1, concurrent:A2B2A); this job's scenarios are: sequential, crash@1, crash@end, duplicate-enqueue, concurrent:AB, concurrent:BA`)
+		require.EqualError(t, rep.Err, `twice: "crash@x" is not a scenario token (tokens look like once, sequential, crash@3, crash@end, duplicate-enqueue, crash-after@2, reply-lost@2, redrive-48h@2, overlap@1, concurrent:A2B2A, duplicate-overlap@1, duplicate-concurrent:A2B2A); this job's scenarios are: sequential, crash@1, crash@end, duplicate-enqueue, concurrent:AB, concurrent:BA`)
 		require.Empty(t, rep.KeptDatabase)
 	})
 }

@@ -59,6 +59,8 @@ func compare(ref, sr *ScenarioRun, cfg *config) *Finding {
 		f.Hints = append(f.Hints, effects.Explain(m))
 	}
 	f.Hints = append(f.Hints, sh.timeHints(want, f.Database)...)
+	f.Hints = append(f.Hints, jsonHints(want, f.Database)...)
+	f.Hints = append(f.Hints, keyHints(want, got, f.Database)...)
 	keys := newKeyAliases(ref, sr)
 	view := cfg.queue.labelled(keys.run(sr))
 	if sh != nil {
@@ -127,6 +129,12 @@ func headline(f *Finding, sr *ScenarioRun, words func(Scenario, Happened, string
 	}
 	if words != nil {
 		said = words(sr.Scenario, happened(sr), said)
+	}
+	if sr.hasNextRun() {
+		if !happened(sr).Redelivered {
+			said = strings.TrimSuffix(said, ", then redelivery")
+		}
+		said += ", then the next scheduled run (Periodic)"
 	}
 	return strings.Join(promises, "; ") + ": " + said
 }

@@ -24,34 +24,24 @@ type concurrency struct {
 	names   [2]string // the application_name of each worker's sessions ("": the check's worker)
 }
 
-// runConcurrent plays the concurrent scenarios (two attempts of the same job
-// interleaved by the scheduler) and returns what it saw of each: first the
-// named overlaps (the first attempt pauses after point k, the second runs to
-// the end, the first resumes), then every distinct interleaving when they fit
-// the budget, or PCT samples when they do not. Each interleaving is played
-// once. Unless ExploreAllInterleavings, it stops at the first scenario that
-// breaks a promise. Inside rapid.Check (where every drawn input runs a
-// whole check) only the overlaps run, unless WithBudget is given.
-//
-// With more than one lane (parallel.go) the overlaps and the PCT samples
-// play on every lane at once and are taken in order, as the serial loop
-// takes them, so the same ones are kept and the same stop is made; an
-// enumeration, which picks each interleaving from the last, plays on c
-// alone.
+// runConcurrent plays the concurrent scenarios: those of one job delivered
+// twice at once (sameJob), then the concurrent duplicates (duplicateJobs),
+// each unless switched off (config.pairOff); a concurrent token given to
+// -twice.run replays that one scenario.
 func (c *checker) runConcurrent(ctx context.Context, ref *ScenarioRun, lanes []*checker) ([]*ScenarioRun, error) {
-	cc := c.cfg.conc
-	if c.cfg.only != "" && !isConcurrentToken(c.cfg.only) {
+	only := c.cfg.only
+	if only != "" && !isConcurrentToken(only) {
 		return nil, nil
 	}
-	if cc.off != "" {
-		if c.cfg.only != "" {
-			return nil, usage(fmt.Errorf("twice: cannot replay %q: this check switched the concurrent scenarios off (%s)", c.cfg.only, cc.off))
+	if only != "" {
+		p := sameJob
+		if isDuplicateToken(only) {
+			p = duplicateJobs
 		}
-		return nil, nil
-	}
-	n := len(ref.Attempts[0].Points)
-	if c.cfg.only != "" {
-		s, ch, err := parseConcurrentToken(c.cfg.only, ref.Attempts[0].Points)
+		if why := c.cfg.pairOff(p); why != "" {
+			return nil, usage(fmt.Errorf("twice: cannot replay %q: this check switched %s off (%s)", only, p.what, why))
+		}
+		s, ch, err := parseConcurrentToken(only, ref.Attempts[0].Points)
 		if err != nil {
 			return nil, err
 		}
@@ -61,6 +51,38 @@ func (c *checker) runConcurrent(ctx context.Context, ref *ScenarioRun, lanes []*
 		}
 		return []*ScenarioRun{sr}, nil
 	}
+	var out []*ScenarioRun
+	for _, p := range []concurrentPair{sameJob, duplicateJobs} {
+		if c.cfg.pairOff(p) != "" || (p.overlap == DuplicateOverlap && !c.cfg.duplicatesByDefault()) {
+			continue
+		}
+		runs, err := c.explorePair(ctx, ref, lanes, p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, runs...)
+	}
+	return out, nil
+}
+
+// explorePair plays the concurrent scenarios of one pair of deliveries and
+// returns what it saw of each: first the named overlaps (the first attempt
+// pauses after point k, the second runs to the end, the first resumes),
+// then, unless the pair plays its overlaps only, every distinct
+// interleaving when they fit the budget, or PCT samples when they do not.
+// Each interleaving is played once. Unless ExploreAllInterleavings, it
+// stops at the first scenario that breaks a promise. Inside rapid.Check
+// (where every drawn input runs a whole check) only the overlaps run,
+// unless WithBudget is given.
+//
+// With more than one lane (parallel.go) the overlaps and the PCT samples
+// play on every lane at once and are taken in order, as the serial loop
+// takes them, so the same ones are kept and the same stop is made; an
+// enumeration, which picks each interleaving from the last, plays on c
+// alone.
+func (c *checker) explorePair(ctx context.Context, ref *ScenarioRun, lanes []*checker, p concurrentPair) ([]*ScenarioRun, error) {
+	cc := c.cfg.conc
+	n := len(ref.Attempts[0].Points)
 	if n == 0 {
 		return nil, nil // nothing the attempts do can interleave
 	}
@@ -70,7 +92,7 @@ func (c *checker) runConcurrent(ctx context.Context, ref *ScenarioRun, lanes []*
 	}
 	// Inside rapid.Check every drawn input runs a whole check: only the
 	// overlaps run there, unless WithBudget asks for more.
-	overlapsOnly := c.cfg.pick != nil && cc.budget == nil
+	overlapsOnly := p.overlapsOnly || (c.cfg.pick != nil && cc.budget == nil)
 	var out []*ScenarioRun
 	seen := map[string]bool{}
 	stop := false
@@ -82,10 +104,12 @@ func (c *checker) runConcurrent(ctx context.Context, ref *ScenarioRun, lanes []*
 		}
 	}
 	overlaps := keepPoints(ref.Attempts[0].Points, n-1, budget.OverlapPoints)
-	c.leftOut.overlaps, c.leftOut.overlapPoints = len(overlaps), n-1
+	if p.overlap == Overlap {
+		c.leftOut.overlaps, c.leftOut.overlapPoints = len(overlaps), n-1
+	}
 	overlap := func(l *checker, i int) (*ScenarioRun, error) {
 		k := overlaps[i]
-		return l.playScenario(ctx, Scenario{Kind: Overlap, Point: k, Label: ref.Attempts[0].Points[k-1].Label, Of: n}, sched.Overlap{K: k})
+		return l.playScenario(ctx, Scenario{Kind: p.overlap, Point: k, Label: ref.Attempts[0].Points[k-1].Label, Of: n}, sched.Overlap{K: k})
 	}
 	var playErr error
 	if len(lanes) > 1 {
@@ -120,7 +144,7 @@ func (c *checker) runConcurrent(ctx context.Context, ref *ScenarioRun, lanes []*
 	if len(lanes) > 1 && eb.Runs >= 1 && eb.Choose(n, n) == sched.Sample {
 		sampler, draws := sched.NewSampler(eb, cc.scheduleSeed(), []int{n, n})
 		inOrder(lanes, len(draws), func(l *checker, i int) (*ScenarioRun, error) {
-			return l.playScenario(ctx, Scenario{Kind: Interleaved, Of: n}, draws[i])
+			return l.playScenario(ctx, Scenario{Kind: p.interleaved, Of: n}, draws[i])
 		}, func(_ int, sr *ScenarioRun, err error) bool {
 			if err != nil {
 				playErr = err
@@ -141,7 +165,7 @@ func (c *checker) runConcurrent(ctx context.Context, ref *ScenarioRun, lanes []*
 		return out, nil
 	}
 	_, err = sched.Explore(eb, cc.scheduleSeed(), []int{n, n}, func(ch sched.Chooser) (*sched.Trace, error) {
-		sr, err := c.playScenario(ctx, Scenario{Kind: Interleaved, Of: n}, ch)
+		sr, err := c.playScenario(ctx, Scenario{Kind: p.interleaved, Of: n}, ch)
 		if err != nil {
 			return nil, err
 		}
@@ -163,6 +187,11 @@ func (c *checker) runConcurrent(ctx context.Context, ref *ScenarioRun, lanes []*
 
 // parseConcurrentToken turns a replay token into its scenario and schedule.
 func parseConcurrentToken(token string, points []faults.Step) (Scenario, sched.Chooser, error) {
+	if rest, ok := strings.CutPrefix(token, "duplicate-"); ok {
+		s, ch, err := parseConcurrentToken(rest, points)
+		s.Kind = map[ScenarioKind]ScenarioKind{Overlap: DuplicateOverlap, Interleaved: DuplicateInterleaved}[s.Kind]
+		return s, ch, err
+	}
 	n := len(points)
 	if rest, ok := strings.CutPrefix(token, "overlap@"); ok {
 		k, err := strconv.Atoi(rest)
@@ -195,7 +224,7 @@ func (c *checker) playScenario(ctx context.Context, s Scenario, ch sched.Chooser
 	if err != nil {
 		return nil, err
 	}
-	if s.Kind == Interleaved && s.Schedule == "" {
+	if (s.Kind == Interleaved || s.Kind == DuplicateInterleaved) && s.Schedule == "" {
 		// The interleaving that ran, as a token that replays it. A run that
 		// got stuck before its first decision replays under any schedule.
 		sr.Scenario.Schedule = cmp.Or(sr.interleaving.trace.Token(), "A")
@@ -252,11 +281,12 @@ func (c *checker) concurrentWorkers() error {
 	return nil
 }
 
-// playConcurrent runs two attempts of jobID at once under the scheduler,
-// then redelivers, one after the other, the attempts that crashed or
-// returned an error (the losers of a unique violation, a serialization
+// playConcurrent runs two attempts at once under the scheduler, of the job
+// IDs jobs names (the same one twice, or both copies of a duplicate
+// enqueue), then redelivers, one after the other, the attempts that crashed
+// or returned an error (the losers of a unique violation, a serialization
 // failure or a deadlock), as the queue would.
-func (c *checker) playConcurrent(ctx context.Context, sr *ScenarioRun, jobID string, chooser sched.Chooser) error {
+func (c *checker) playConcurrent(ctx context.Context, sr *ScenarioRun, jobs [2]string, chooser sched.Chooser) error {
 	k := c.conc
 	scheduler := sched.New(sched.Config{
 		Attempts:   len(k.workers),
@@ -269,7 +299,7 @@ func (c *checker) playConcurrent(ctx context.Context, sr *ScenarioRun, jobID str
 	done := make([]atomic.Bool, len(ras))
 	var wg sync.WaitGroup
 	start := func(i int) {
-		ra := c.startAttempt(ctx, k.workers[i], jobID, c.next(sr, jobID), scheduler.Plan(i))
+		ra := c.startAttempt(ctx, k.workers[i], jobs[i], c.next(sr, jobs[i]), scheduler.Plan(i))
 		ras[i] = ra
 		wg.Go(func() {
 			// The scheduler reports a stuck attempt after AttemptTimeout
@@ -310,7 +340,7 @@ func (c *checker) playConcurrent(ctx context.Context, sr *ScenarioRun, jobID str
 	sr.Attempts = append(sr.Attempts, recs...)
 	sr.interleaving = &interleaving{trace: trace, isolation: c.cfg.conc.isolation, stuck: stuck}
 
-	failed := 0
+	var failed []string
 	for _, rec := range recs {
 		switch {
 		case rec.Panic != "" || rec.Goexit != "":
@@ -318,7 +348,7 @@ func (c *checker) playConcurrent(ctx context.Context, sr *ScenarioRun, jobID str
 		case rec.Hung:
 			sr.Problems = append(sr.Problems, hungProblem(rec, 4*c.cfg.attemptTimeout))
 		case c.outcome(rec) != outcomeDone:
-			failed++
+			failed = append(failed, rec.JobID)
 		}
 	}
 	if stuck != nil {
@@ -327,7 +357,7 @@ func (c *checker) playConcurrent(ctx context.Context, sr *ScenarioRun, jobID str
 	if len(sr.Problems) > 0 {
 		return nil
 	}
-	for range failed {
+	for _, jobID := range failed {
 		if !c.deliverOn(ctx, sr, k.workers[0], jobID, delivery{}) {
 			break
 		}

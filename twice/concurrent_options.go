@@ -37,7 +37,10 @@ type concurrentConfig struct {
 	budget    *Budget
 	seed      uint64
 	off       string
-	all       bool
+	// overlapsOff: WithoutOverlappingDeliveries (concurrent_duplicate.go).
+	overlapsOff string
+	duplicates  bool // ConcurrentDuplicates
+	all         bool
 }
 
 // Isolation runs the concurrent scenarios' attempts under this isolation
@@ -54,10 +57,11 @@ func ScheduleSeed(seed uint64) Option {
 	return optionFunc(func(c *config) { c.conc.seed = seed })
 }
 
-// WithoutConcurrency switches off the concurrent scenarios. Say why (for
-// example "the queue runs this job under a per-order advisory lock"); the
-// reason is kept in the test, and in the error when a concurrent token is
-// replayed anyway.
+// WithoutConcurrency switches off the concurrent scenarios, the concurrent
+// duplicates among them. Say why (for example "the queue runs this job
+// under a per-order advisory lock"); the reason is kept in the test, and in
+// the error when a concurrent token is replayed anyway. A queue that only
+// never runs one job ID twice at once says WithoutOverlappingDeliveries.
 func WithoutConcurrency(reason string) Option {
 	return optionFunc(func(c *config) { c.conc.off = reason })
 }

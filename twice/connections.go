@@ -9,7 +9,7 @@ import (
 // concurrentMayRun reports whether the check may play concurrent scenarios:
 // they are not switched off and -twice.run does not pick a sequential one.
 func (c *config) concurrentMayRun() bool {
-	return c.conc.off == "" && (c.only == "" || isConcurrentToken(c.only))
+	return (c.pairOff(sameJob) == "" || c.pairOff(duplicateJobs) == "") && (c.only == "" || isConcurrentToken(c.only))
 }
 
 // concurrentReusesCheckWorker reports whether the first attempt of the

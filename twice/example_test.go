@@ -3,7 +3,10 @@ package twice_test
 import (
 	"context"
 	"fmt"
+	"slices"
+	"time"
 
+	"github.com/twicekit/twicekit/pgfixture"
 	"github.com/twicekit/twicekit/twice"
 )
 
@@ -71,4 +74,44 @@ func ExampleShard() {
 	// 1 true [crash@3 crash@end]
 	// 2 true [duplicate-enqueue]
 	// 3 true [sequential crash@1]
+}
+
+// A queue that never delivers one job ID twice at once still runs two
+// copies of a duplicate enqueue at once: WithoutOverlappingDeliveries keeps
+// those (duplicate-overlap@K) and says why the others are left out.
+func ExampleWithoutOverlappingDeliveries() {
+	job := twice.Job{Name: "grant bonus", Schema: loyaltySchema, Seed: loyaltySeed,
+		Run: func(ctx context.Context, a *twice.Attempt) error {
+			if _, err := a.Pool.Exec(ctx, `SELECT 1 FROM customers WHERE id = 77`); err != nil {
+				return err
+			}
+			return ledgerCTE(ctx, a)
+		}}
+	rep := twice.Check(context.Background(), job,
+		twice.WithoutOverlappingDeliveries("the queue locks a job's row while it runs"))
+	fmt.Println(rep.OK(), slices.Contains(rep.Tokens(), "duplicate-overlap@1"))
+	// Output: true true
+}
+
+// QueueTables names the queue's own tables: compared even when Schemas
+// narrows the application's tables to another schema.
+func ExampleQueueTables() {
+	job := twice.Job{Name: "enqueue a mail", Schema: pgfixture.SQL(`CREATE SCHEMA app; CREATE TABLE app.orders (id int); CREATE TABLE jobs (kind text)`),
+		Run: func(ctx context.Context, a *twice.Attempt) error {
+			_, err := a.Pool.Exec(ctx, `INSERT INTO jobs VALUES ('mail')`)
+			return err
+		}}
+	rep := twice.Check(context.Background(), job, twice.Schemas("app"), twice.QueueTables("jobs"))
+	fmt.Println(rep.Reference.Snapshot.Tables(), rep.Findings[0].Token)
+	// Output: [app.orders jobs] sequential
+}
+
+// A publisher with no retries of its own is recovered by its next scheduled
+// run: declared Periodic, a crash is no give-up, and the payout keyed by
+// the event is made once.
+func ExamplePeriodic() {
+	rep := twice.Check(context.Background(), outboxJob(true), twice.MaxDeliveries(1), twice.Periodic(time.Minute),
+		twice.WithoutConcurrency("the scheduler starts the next run only after the last one ended"))
+	fmt.Println(rep.OK(), rep.Reference.Attempts[1].JobID)
+	// Output: true next-run
 }

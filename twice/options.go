@@ -28,6 +28,7 @@ type config struct {
 	start          time.Time
 	sqlDriver      string
 	redrives       []time.Duration
+	periodic       time.Duration // Periodic: periodic.go
 	// everyCrashPoint replays crash points that leave the same world as an
 	// earlier one (crashstates.go).
 	everyCrashPoint bool
@@ -62,6 +63,7 @@ func newConfig(opts []Option) *config {
 		maxDeliveries:  DefaultMaxDeliveries,
 		start:          clockStart,
 		only:           runFlag(),
+		snapshot:       []pgfixture.SnapshotOption{pgfixture.ExcludeTables(pgfixture.MigrationTables()...), pgfixture.GeneratedKeys()},
 	}
 	for _, o := range opts {
 		if o != nil {
@@ -79,9 +81,11 @@ func EffectPolicy(kind string, p effects.Policy) Option {
 	return optionFunc(func(c *config) { c.policies[kind] = p })
 }
 
-// The database comparison: IgnoreColumns, Normalize, ExcludeRows and
-// Schemas are its whole vocabulary (each is pgfixture's snapshot option of
-// the same name, applied to every snapshot of the check).
+// The database comparison: IgnoreColumns, Normalize, ExcludeRows, Schemas
+// and QueueTables are its whole vocabulary (each is a pgfixture snapshot
+// option, applied to every snapshot of the check). The migration tools'
+// bookkeeping tables (pgfixture.MigrationTables: goose_db_version,
+// schema_migrations and the like) are never compared.
 
 // IgnoreColumns leaves columns out of the database comparison, in addition
 // to those filled by volatile defaults. A column is named "table.column",
@@ -102,9 +106,21 @@ func ExcludeRows(table, condition string) Option {
 	return snapshotOption(pgfixture.ExcludeRows(table, condition))
 }
 
-// Schemas sets the schemas compared (default "public").
+// Schemas sets the schemas of the application's tables compared, in place
+// of the default "public": Schemas("app") narrows the comparison to app's
+// tables, Schemas("public", "app") adds app's. Either way the queue's own
+// tables (QueueTables: river_job, gue_jobs, wherever they are) are still
+// compared, and the migration tools' bookkeeping tables are not.
 func Schemas(names ...string) Option {
 	return snapshotOption(pgfixture.Schemas(names...))
+}
+
+// QueueTables names the queue's own tables ("table" in public,
+// "schema.table" elsewhere): they are compared whatever Schemas says, since
+// the jobs a job enqueues are part of what it did. The queue adapters set
+// it (twiceriver: river_job; twicegue: gue_jobs).
+func QueueTables(names ...string) Option {
+	return snapshotOption(pgfixture.Tables(names...))
 }
 
 func snapshotOption(o pgfixture.SnapshotOption) Option {

@@ -230,7 +230,7 @@ func (r *Report) Coverage() string {
 			counts["ack lost"]++
 		case CrashBefore, CrashAfterLast:
 			counts["crashes"]++
-		case DuplicateEnqueue:
+		case DuplicateEnqueue, DuplicateOverlap, DuplicateInterleaved:
 			counts["duplicate enqueue"]++
 		case CrashAfterApply, ReplyLost, Redrive:
 			counts["effect faults"]++
@@ -247,7 +247,7 @@ func (r *Report) Coverage() string {
 		parts = append(parts, s)
 	}
 	switch {
-	case r.concurrencyOff != "":
+	case r.concurrencyOff != "" || r.overlapsOff != "":
 		parts = append(parts, "interleavings not checked")
 	case r.Reference != nil && len(r.Reference.Attempts) > 0:
 		n := len(r.Reference.Attempts[0].Points)

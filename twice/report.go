@@ -44,6 +44,7 @@ type Report struct {
 	testName       string
 	dupEnqueueOff  string
 	concurrencyOff string
+	overlapsOff    string // WithoutOverlappingDeliveries
 	options        JSONOptions
 	stoppedEarly   string    // the scenarios left out after a hang, and why
 	leftOut        string    // what the budget left out of a long job
@@ -124,6 +125,9 @@ func (r *Report) notChecked() string {
 	}
 	if r.concurrencyOff != "" {
 		s += "\nconcurrent deliveries not checked: " + r.concurrencyOff
+	}
+	if r.overlapsOff != "" && r.concurrencyOff == "" {
+		s += "\noverlapping deliveries of one job not checked (two copies of it at once are): " + r.overlapsOff
 	}
 	if r.stoppedEarly != "" {
 		s += "\n" + r.stoppedEarly

@@ -53,6 +53,7 @@ type JSONOptions struct {
 	DuplicateEnqueue string            `json:"duplicate_enqueue"` // "checked", or the reason it was not
 	Concurrency      string            `json:"concurrency"`       // "checked", or the reason it was not
 	LateRedrives     []string          `json:"late_redrives,omitempty"`
+	Periodic         string            `json:"periodic,omitempty"` // the Periodic interval, e.g. 1m
 	MaxDeliveries    int               `json:"max_deliveries"`
 	AttemptTimeout   string            `json:"attempt_timeout"`
 	Only             string            `json:"only,omitempty"`
@@ -123,11 +124,14 @@ func optionsOf(cfg *config) JSONOptions {
 	if cfg.dupEnqueueOff != "" {
 		o.DuplicateEnqueue = cfg.dupEnqueueOff
 	}
-	if cfg.conc.off != "" {
-		o.Concurrency = cfg.conc.off
+	if why := cfg.pairOff(sameJob); why != "" {
+		o.Concurrency = why
 	}
 	for _, d := range cfg.redrives {
 		o.LateRedrives = append(o.LateRedrives, shortDuration(d))
+	}
+	if cfg.periodic > 0 {
+		o.Periodic = shortDuration(cfg.periodic)
 	}
 	for kind, p := range cfg.policies {
 		if o.Policies == nil {

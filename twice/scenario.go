@@ -52,6 +52,15 @@ const (
 	// Overlap: two attempts at once; the first pauses after its point Point,
 	// the second runs to the end, then the first resumes. Token "overlap@N".
 	Overlap
+	// DuplicateOverlap: the producer enqueued the job twice and two workers
+	// took both copies at once (job-1 and job-2); job-1 pauses after its
+	// point Point, job-2 runs to the end, then job-1 resumes. Token
+	// "duplicate-overlap@N".
+	DuplicateOverlap
+	// DuplicateInterleaved: both copies of a duplicate enqueue at once,
+	// interleaved point by point as Schedule says (A is job-1, B job-2).
+	// Token "duplicate-concurrent:A2B3A".
+	DuplicateInterleaved
 )
 
 // Scenario is one way a queue delivers the job.
@@ -241,13 +250,33 @@ var kinds = [...]kindSpec{
 		},
 		play: playConcurrentKind,
 	},
+	DuplicateOverlap: {
+		name:  "duplicate-overlap",
+		token: func(s Scenario) string { return "duplicate-overlap@" + strconv.Itoa(s.Point) },
+		words: func(s Scenario, _ string) string {
+			return fmt.Sprintf("concurrent duplicate enqueue: the producer enqueued the job twice and two workers took both copies at once; job-1 paused after point %d of %d while job-2 ran to the end, then job-1 resumed", s.Point, s.Of)
+		},
+		play: playDuplicateKind,
+	},
+	DuplicateInterleaved: {
+		name:  "duplicate-concurrent",
+		token: func(s Scenario) string { return "duplicate-concurrent:" + s.Schedule },
+		words: func(s Scenario, _ string) string {
+			return fmt.Sprintf("concurrent duplicate enqueue: the producer enqueued the job twice and two workers took both copies at once, interleaved %s (A is job-1, B job-2)", s.Schedule)
+		},
+		play: playDuplicateKind,
+	},
 }
 
 // The job IDs a scenario delivers: a duplicate enqueue adds job-2.
 const job1, job2 = "job-1", "job-2"
 
 func playConcurrentKind(c *checker, ctx context.Context, sr *ScenarioRun, how playArgs) error {
-	return c.playConcurrent(ctx, sr, job1, how.chooser)
+	return c.playConcurrent(ctx, sr, sameJob.jobs, how.chooser)
+}
+
+func playDuplicateKind(c *checker, ctx context.Context, sr *ScenarioRun, how playArgs) error {
+	return c.playConcurrent(ctx, sr, duplicateJobs.jobs, how.chooser)
 }
 
 // spec is the kind's description; a kind outside the table has none.
@@ -370,6 +399,8 @@ func parseToken(token string) (Scenario, error) {
 	switch {
 	case strings.HasPrefix(token, "concurrent:") && len(token) > len("concurrent:"):
 		return Scenario{Kind: Interleaved, Schedule: strings.TrimPrefix(token, "concurrent:")}, nil
+	case strings.HasPrefix(token, "duplicate-concurrent:") && len(token) > len("duplicate-concurrent:"):
+		return Scenario{Kind: DuplicateInterleaved, Schedule: strings.TrimPrefix(token, "duplicate-concurrent:")}, nil
 	case strings.HasPrefix(token, "redrive-"):
 		dur, point, ok := strings.Cut(strings.TrimPrefix(token, "redrive-"), "@")
 		d, err := time.ParseDuration(dur)
@@ -378,19 +409,25 @@ func parseToken(token string) (Scenario, error) {
 			return Scenario{Kind: Redrive, Point: n, After: d}, nil
 		}
 	}
-	for _, k := range []ScenarioKind{CrashBefore, CrashAfterApply, ReplyLost, Overlap} {
+	for _, k := range []ScenarioKind{CrashBefore, CrashAfterApply, ReplyLost, Overlap, DuplicateOverlap} {
 		prefix := strings.TrimSuffix(kinds[k].token(Scenario{Kind: k}), "0")
 		if n, ok := at(prefix); ok {
 			return Scenario{Kind: k, Point: n}, nil
 		}
 	}
-	return Scenario{}, fmt.Errorf("twice: %q is not a scenario token (tokens look like once, sequential, crash@3, crash@end, duplicate-enqueue, crash-after@2, reply-lost@2, redrive-48h@2, overlap@1, concurrent:A2B2A)", token)
+	return Scenario{}, fmt.Errorf("twice: %q is not a scenario token (tokens look like once, sequential, crash@3, crash@end, duplicate-enqueue, crash-after@2, reply-lost@2, redrive-48h@2, overlap@1, concurrent:A2B2A, duplicate-overlap@1, duplicate-concurrent:A2B2A)", token)
 }
 
 // isConcurrentToken tells the tokens of concurrent scenarios ("concurrent:…",
-// "overlap@…") from the sequential ones.
+// "overlap@…", and the concurrent duplicates' "duplicate-concurrent:…",
+// "duplicate-overlap@…") from the sequential ones.
 func isConcurrentToken(t string) bool {
-	return strings.HasPrefix(t, "concurrent:") || strings.HasPrefix(t, "overlap@")
+	return strings.HasPrefix(t, "concurrent:") || strings.HasPrefix(t, "overlap@") || isDuplicateToken(t)
+}
+
+// isDuplicateToken tells the tokens of the concurrent duplicates.
+func isDuplicateToken(t string) bool {
+	return strings.HasPrefix(t, "duplicate-concurrent:") || strings.HasPrefix(t, "duplicate-overlap@")
 }
 
 // shortDuration prints whole hours as "48h", whole minutes as "90m", and

@@ -1,6 +1,7 @@
 package twice
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -20,6 +21,9 @@ func TestEveryKindRoundTripsThroughItsToken(t *testing.T) {
 		Redrive:          {Kind: Redrive, Point: 2, After: 48 * time.Hour},
 		Interleaved:      {Kind: Interleaved, Schedule: "A2B3A"},
 		Overlap:          {Kind: Overlap, Point: 1},
+
+		DuplicateOverlap:     {Kind: DuplicateOverlap, Point: 2},
+		DuplicateInterleaved: {Kind: DuplicateInterleaved, Schedule: "AB2A"},
 	}
 	if len(examples) != len(kinds) {
 		t.Fatalf("the test covers %d kinds, the table has %d: add the new kind here", len(examples), len(kinds))
@@ -55,13 +59,13 @@ func TestEveryKindRoundTripsThroughItsToken(t *testing.T) {
 			t.Errorf("%s: Describe() = %q", kind, w)
 		}
 	}
-	if got := (Scenario{Kind: ScenarioKind(len(kinds))}).Token(); got != "scenario(10)" {
+	if got := (Scenario{Kind: ScenarioKind(len(kinds))}).Token(); got != fmt.Sprintf("scenario(%d)", len(kinds)) {
 		t.Errorf("a kind outside the table: Token() = %q", got)
 	}
 }
 
 func TestTokensThatAreNotScenarios(t *testing.T) {
-	for _, tok := range []string{"", "crash@0", "crash@x", "crash@-1", "crash@01", "overlap@", "concurrent:", "redrive-48h", "redrive-x@2", "twice", "crash-after@"} {
+	for _, tok := range []string{"", "crash@0", "crash@x", "crash@-1", "crash@01", "overlap@", "concurrent:", "redrive-48h", "redrive-x@2", "twice", "crash-after@", "duplicate-overlap@0", "duplicate-concurrent:"} {
 		if s, err := parseToken(tok); err == nil {
 			t.Errorf("parseToken(%q) = %+v, want an error", tok, s)
 		}

@@ -91,8 +91,11 @@ func concurrentTokens(n int) []string {
 // the check plays them.
 func unknownOnly(only string, n int, sequential []string, cfg *config) error {
 	tokens := append([]string(nil), sequential...)
-	if cfg.conc.off == "" {
+	if cfg.pairOff(sameJob) == "" {
 		tokens = append(tokens, concurrentTokens(n)...)
+	}
+	if cfg.pairOff(duplicateJobs) == "" && cfg.duplicatesByDefault() && n > 1 {
+		tokens = append(tokens, fmt.Sprintf("duplicate-overlap@1 … duplicate-overlap@%d", n-1))
 	}
 	if _, err := parseToken(only); err != nil {
 		return usage(fmt.Errorf("%w; this job's scenarios are: %s", err, strings.Join(tokens, ", ")))

@@ -78,7 +78,7 @@ func (q *queue) options() []twice.Option {
 		twice.QueueBookkeeping(q.fetch, q.settle),
 		twice.QueueWords(q.words),
 		twice.MaxDeliveries(q.set.maxRetry + 1),
-		twice.WithoutConcurrency(overlapsOff),
+		twice.WithoutOverlappingDeliveries(overlapsOff),
 	}
 }
 

@@ -2,6 +2,7 @@ package twiceasynq
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -25,14 +26,15 @@ func job(orderID int64, h func(a *twice.Attempt) asynq.Handler, opts ...asynq.Op
 
 // An unguarded increment is flagged where asynq's ack, in Redis after the
 // handler returned, is lost or never sent, and by a duplicate enqueue; the
-// headlines say so in asynq's words.
+// headlines say so in asynq's words. Two copies of the task at once (asynq
+// runs distinct tasks on its workers at once) add the points twice too.
 func TestUnguardedIncrementIsFlaggedInAsynqWords(t *testing.T) {
 	rep := Check(t.Context(), job(9812, func(a *twice.Attempt) asynq.Handler { return reward(a.Pool) }))
 	if rep.Err != nil {
 		t.Fatal(rep.Err)
 	}
-	if got := fmt.Sprint(findings(rep)); got != "[sequential crash@end duplicate-enqueue]" {
-		t.Fatalf("flagged by %s, want [sequential crash@end duplicate-enqueue]:\n%s", got, rep)
+	if got := fmt.Sprint(findings(rep)); got != "[sequential crash@end duplicate-enqueue duplicate-overlap@1]" {
+		t.Fatalf("flagged by %s, want [sequential crash@end duplicate-enqueue duplicate-overlap@1]:\n%s", got, rep)
 	}
 	for _, want := range []string{"asynq's ack in Redis was lost", "before asynq acked the task in Redis", "asynq gave the copy another task ID"} {
 		if !strings.Contains(rep.String(), want) {
@@ -49,20 +51,25 @@ func TestProcessedKeyOnTaskIDPasses(t *testing.T) {
 }
 
 // The same handler, enqueued without a TaskID: asynq gives the duplicate
-// another ID, so the key does not catch it.
+// another ID, so the key does not catch it, whether the copies run one
+// after the other or at once.
 func TestProcessedKeyWithoutTaskIDIsFlaggedByADuplicateEnqueue(t *testing.T) {
 	rep := Check(t.Context(), job(9812, func(a *twice.Attempt) asynq.Handler { return rewardOnce(a.Pool) }))
-	if got := fmt.Sprint(findings(rep)); got != "[duplicate-enqueue]" || rep.Err != nil {
-		t.Fatalf("flagged by %s, want [duplicate-enqueue]:\n%s", got, rep)
+	if got := fmt.Sprint(findings(rep)); got != "[duplicate-enqueue duplicate-overlap@1]" || rep.Err != nil {
+		t.Fatalf("flagged by %s, want [duplicate-enqueue duplicate-overlap@1]:\n%s", got, rep)
 	}
 }
 
 // Unique(ttl) does not help once the first task succeeded: asynq releases
-// the lock then, and accepts the duplicate.
+// the lock then, and accepts the duplicate. While the first copy runs the
+// lock holds, so two copies never run at once.
 func TestUniqueIsReleasedWhenTheTaskSucceeds(t *testing.T) {
 	rep := Check(t.Context(), job(9812, func(a *twice.Attempt) asynq.Handler { return rewardOnce(a.Pool) }, asynq.Unique(time.Hour)))
 	if got := fmt.Sprint(findings(rep)); got != "[duplicate-enqueue]" || rep.Err != nil {
 		t.Fatalf("flagged by %s, want [duplicate-enqueue]:\n%s", got, rep)
+	}
+	if !slices.Contains(rep.Tokens(), "duplicate-overlap@1") {
+		t.Errorf("the concurrent duplicate did not play: %v", rep.Tokens())
 	}
 }
 

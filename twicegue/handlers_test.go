@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/vgarvardt/gue/v5"
+	"github.com/vgarvardt/gue/v5/adapter/pgxv5"
 
 	"github.com/twicekit/twicekit/pgfixture"
 	"github.com/twicekit/twicekit/twice"
@@ -94,5 +96,30 @@ func logged(wf gue.WorkFunc) gue.WorkFunc {
 			return err
 		}
 		return wf(ctx, j)
+	}
+}
+
+const notifyType = "notify"
+
+// rewardAndNotify rewards the order once and enqueues a notification in the
+// job's transaction, stamped with the wall clock: {"at": …, "order_id": …}.
+// With everyCopy it enqueues the notification even when the order was
+// already rewarded (a duplicate enqueue notifies twice).
+func rewardAndNotify(pool *pgxpool.Pool, everyCopy bool) gue.WorkFunc {
+	return func(ctx context.Context, j *gue.Job) error {
+		id, err := orderOf(j)
+		if err != nil {
+			return err
+		}
+		tag, err := j.Tx().Exec(ctx, `INSERT INTO rewarded_orders VALUES ($1) ON CONFLICT DO NOTHING`, id)
+		if err != nil || (tag.RowsAffected() == 0 && !everyCopy) {
+			return err
+		}
+		client, err := gue.NewClient(pgxv5.NewConnPool(pool))
+		if err != nil {
+			return err
+		}
+		b, _ := json.Marshal(map[string]any{"at": time.Now().UTC(), "order_id": id})
+		return client.EnqueueTx(ctx, &gue.Job{Type: notifyType, Args: b}, j.Tx())
 	}
 }

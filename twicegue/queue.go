@@ -53,6 +53,8 @@ func (q *queue) options() []twice.Option {
 		twice.SnoozeError(isReschedule),
 		twice.QueueWords(gueWords),
 		twice.IgnoreColumns("gue_jobs.job_id", "gue_jobs.run_at", "gue_jobs.created_at", "gue_jobs.updated_at"),
+		twice.QueueTables("gue_jobs"),
+		twice.Normalize("gue_jobs.args", argsAsJSON),
 	}
 	if q.job.Job != nil {
 		// The job under check's row is gue's bookkeeping; the jobs the work

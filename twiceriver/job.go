@@ -156,7 +156,7 @@ func (job Job[T]) Twice() (twice.Job, []twice.Option) {
 	}
 	opts := q.options()
 	if why := job.overlapsOff(); why != "" {
-		opts = append(opts, twice.WithoutConcurrency(why))
+		opts = append(opts, twice.WithoutOverlappingDeliveries(why))
 	}
 	return j, opts
 }

@@ -76,6 +76,7 @@ func (q *queue[T]) options() []twice.Option {
 		twice.QueueLabels(riverLabel),
 		twice.MaxDeliveries(q.maxAttempts()),
 		twice.IgnoreColumns(bookkeepingColumns...),
+		twice.QueueTables("river_job"),
 		twice.ExcludeRows("river_job", "metadata ? '"+marker+"'"),
 	}
 }

@@ -91,7 +91,7 @@ func TestSnoozeOnFirstDeliveryThenGuardedWorkPasses(t *testing.T) {
 	if !rep.OK() {
 		t.Fatalf("the worker that snoozes once should pass:\n%s", rep)
 	}
-	equal(t, "report", rep.String(), "twice: reward_order: idempotent in 4 scenarios (sequential, crash@1, crash@end, duplicate-enqueue)"+noOverlaps+"\n3 crash points not replayed: they leave the same rows, sequences and effects as an earlier one that kept every promise (crash@2, crash@3, crash@4 by crash@1); twice.EveryCrashPoint() replays them")
+	equal(t, "report", rep.String(), "twice: reward_order: idempotent in 7 scenarios (sequential, crash@1, crash@end, duplicate-enqueue, duplicate-overlap@1, duplicate-overlap@2, duplicate-overlap@3)"+noOverlaps+"\n3 crash points not replayed: they leave the same rows, sequences and effects as an earlier one that kept every promise (crash@2, crash@3, crash@4 by crash@1); twice.EveryCrashPoint() replays them")
 	first := rep.Reference.Attempts[0]
 	equal(t, "the reference run's delivery", []any{first.Err, len(first.Points)}, []any{nil, 4})
 }

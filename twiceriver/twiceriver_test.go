@@ -74,7 +74,7 @@ func equal(t *testing.T, what string, got, want any) {
 	}
 }
 
-const noOverlaps = "\nconcurrent deliveries not checked: River's rescuer runs a job again only after its timeout (1m0s) ran out and it has been running past RescueStuckJobsAfter (1h0m0s): the first run's context has ended by then, so River never runs it twice at once (the check assumes the worker keeps to the context River gives it)"
+const noOverlaps = "\noverlapping deliveries of one job not checked (two copies of it at once are): River's rescuer runs a job again only after its timeout (1m0s) ran out and it has been running past RescueStuckJobsAfter (1h0m0s): the first run's context has ended by then, so River never runs it twice at once (the check assumes the worker keeps to the context River gives it)"
 
 // The work is an increment, but the points, the follow-up job and the
 // job's completion commit together: the completion is the ack, so River
@@ -83,13 +83,15 @@ const noOverlaps = "\nconcurrent deliveries not checked: River's rescuer runs a 
 // earlier one are covered by it).
 func TestTransactionalCompletionPassesEverySequentialAndCrashScenario(t *testing.T) {
 	rep := check(t, rewardJob(RewardWorker{CompleteInTx: true}), twice.EveryCrashPoint())
-	equal(t, "report", rep.String(), "twice: reward_order: idempotent in 9 scenarios (sequential, crash@1, crash@2, crash@3, crash@4, crash@5, crash@6, crash@end, duplicate-enqueue)"+noOverlaps)
+	equal(t, "report", rep.String(), "twice: reward_order: idempotent in 14 scenarios (sequential, crash@1, crash@2, crash@3, crash@4, crash@5, crash@6, crash@end, duplicate-enqueue, duplicate-overlap@1, duplicate-overlap@2, duplicate-overlap@3, duplicate-overlap@4, duplicate-overlap@5)"+noOverlaps)
 	equal(t, "deliveries", deliveries(rep), []string{
 		"once job-1:1",
 		"sequential job-1:1", // the ack (the completion) had committed: no redelivery
 		"crash@1 job-1:2", "crash@2 job-1:2", "crash@3 job-1:2", "crash@4 job-1:2", "crash@5 job-1:2", "crash@6 job-1:2",
 		"crash@end job-1:1",
 		"duplicate-enqueue job-1:1", // River skipped the second insert (UniqueOpts)
+		// Both copies at once: River skipped the second insert again.
+		"duplicate-overlap@1 job-1:1", "duplicate-overlap@2 job-1:1", "duplicate-overlap@3 job-1:1", "duplicate-overlap@4 job-1:1", "duplicate-overlap@5 job-1:1",
 	})
 }
 

@@ -40,6 +40,8 @@ func riverWords(s twice.Scenario, h twice.Happened, generic string) string {
 		return strings.TrimSuffix(generic, ", then redelivery") + "; " + after
 	case twice.DuplicateEnqueue:
 		return "duplicate enqueue: the job was inserted twice (two river_job rows of the same kind and args; UniqueOpts in its InsertOpts would have skipped the second)"
+	case twice.DuplicateOverlap:
+		return fmt.Sprintf("concurrent duplicate enqueue: the producer enqueued the job twice and two workers took both copies at once (two river_job rows of the same kind and args; UniqueOpts in its InsertOpts would have skipped the second); job-1 paused after point %d of %d while job-2 ran to the end, then job-1 resumed", s.Point, s.Of)
 	case twice.Overlap:
 		return fmt.Sprintf("overlap after point %d of %d: the job was still running past RescueStuckJobsAfter, River's rescuer ran it again to the end, then the first run resumed", s.Point, s.Of)
 	case twice.Interleaved:

@@ -44,7 +44,8 @@ func (f Form) Broken() bool { return len(f.Flagged) > 0 || f.Race }
 // IsConcurrent tells the tokens of concurrent scenarios ("concurrent:…",
 // "overlap@…") from those of sequential ones.
 func IsConcurrent(token string) bool {
-	return strings.HasPrefix(token, "concurrent:") || strings.HasPrefix(token, "overlap@")
+	return strings.HasPrefix(token, "concurrent:") || strings.HasPrefix(token, "overlap@") ||
+		strings.HasPrefix(token, "duplicate-concurrent:") || strings.HasPrefix(token, "duplicate-overlap@")
 }
 
 // Sequential returns the tokens of the findings of sequential scenarios, in

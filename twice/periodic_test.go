@@ -1,0 +1,100 @@
+package twice_test
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/twicekit/twicekit/pgfixture"
+	"github.com/twicekit/twicekit/twice"
+)
+
+var outboxSchema = pgfixture.SQL(`
+CREATE TABLE outbox (
+  id        bigint  PRIMARY KEY,
+  amount    int     NOT NULL,
+  published boolean NOT NULL DEFAULT false
+);`)
+
+// publishOutbox is an outbox publisher run on a schedule, with no retries
+// of its own: it pays out every pending event, then marks it published;
+// what a crash leaves pending the next run picks up. keyed sends each
+// payout under an Idempotency-Key made from the event, so that the next run
+// paying an event again is the same payout; without it the provider pays
+// twice.
+func publishOutbox(keyed bool) func(ctx context.Context, a *twice.Attempt) error {
+	return func(ctx context.Context, a *twice.Attempt) error {
+		rows, err := a.Pool.Query(ctx, `SELECT id, amount FROM outbox WHERE NOT published ORDER BY id`)
+		if err != nil {
+			return err
+		}
+		type event struct{ id, amount int64 }
+		var pending []event
+		for rows.Next() {
+			var e event
+			if err := rows.Scan(&e.id, &e.amount); err != nil {
+				rows.Close()
+				return err
+			}
+			pending = append(pending, e)
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for _, e := range pending {
+			key := ""
+			if keyed {
+				key = fmt.Sprintf("outbox-%d", e.id)
+			}
+			if err := stripePost(ctx, a, "/v1/payouts", key, url.Values{"amount": {fmt.Sprint(e.amount)}, "currency": {"usd"}}); err != nil {
+				return err
+			}
+			if _, err := a.Pool.Exec(ctx, `UPDATE outbox SET published = true WHERE id = $1`, e.id); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+func outboxJob(keyed bool) twice.Job {
+	return twice.Job{Name: "publish the outbox", Schema: outboxSchema, Run: publishOutbox(keyed),
+		Seed: twice.SeedSQL(`INSERT INTO outbox (id, amount) VALUES (41, 1200)`)}
+}
+
+// outboxOptions: no retries of its own, and a scheduler that never starts
+// a run while the last one runs.
+var outboxOptions = []twice.Option{twice.MaxDeliveries(1), twice.WithoutConcurrency("the scheduler starts the next run only after the last one ended")}
+
+// Its next run is the keyed publisher's retry: declared periodic it passes
+// every scenario; undeclared, every crash is a give-up. The publisher
+// without a key pays the event again on its next run, and is flagged.
+func TestPeriodicPublisherIsRetriedByItsNextRun(t *testing.T) {
+	t.Parallel()
+	rep, tokens := findingTokens(t, outboxJob(true), append(outboxOptions, twice.Periodic(time.Minute))...)
+	require.Empty(t, tokens, rep.String())
+	require.Equal(t, "next-run", rep.Reference.Attempts[1].JobID)
+	js, err := rep.JSON()
+	require.NoError(t, err)
+	require.Contains(t, string(js), `"periodic": "1m"`)
+
+	rep, tokens = findingTokens(t, outboxJob(true), outboxOptions...)
+	require.Contains(t, tokens, "crash@1", rep.String())
+	require.Equal(t, twice.ProblemGaveUp, rep.Findings[0].Problems[0].Kind)
+
+	rep, tokens = findingTokens(t, outboxJob(false), append(outboxOptions, twice.Periodic(time.Minute))...)
+	require.Contains(t, tokens, "crash-after@2", rep.String())
+	var f *twice.Finding
+	for i := range rep.Findings {
+		if rep.Findings[i].Token == "crash-after@2" {
+			f = &rep.Findings[i]
+		}
+	}
+	require.Equal(t, "not idempotent: crash after point 2 of 3 was applied (payment POST /v1/payouts (no Idempotency-Key)), before the job heard back, then the next scheduled run (Periodic)", f.Headline)
+	require.Contains(t, f.Timeline, "attempt 1 of next-run")
+	require.Empty(t, f.Problems, "the next run recovered the give-up")
+}
