@@ -68,13 +68,16 @@ func (r *Report) Tokens() []string {
 }
 
 // String is the report as a test failure prints it: the first finding in
-// full, the others by headline with their replay tokens.
-func (r *Report) String() string {
+// full, the others by headline with their replay tokens. Control
+// characters are escaped (see printableText).
+func (r *Report) String() string { return printableText(r.text()) }
+
+func (r *Report) text() string {
 	if r.Err != nil {
 		return r.Err.Error()
 	}
 	if len(r.Findings) == 0 {
-		s := fmt.Sprintf("twice: %s: idempotent in %s (%s)", r.Job, count(len(r.Scenarios), "scenario"), strings.Join(r.Tokens(), ", "))
+		s := fmt.Sprintf("twice: %s: idempotent in %s (%s)", printableName(r.Job), count(len(r.Scenarios), "scenario"), strings.Join(r.Tokens(), ", "))
 		return s + r.notChecked()
 	}
 	var b strings.Builder
@@ -82,7 +85,7 @@ func (r *Report) String() string {
 	if total == 0 {
 		total = 1
 	}
-	fmt.Fprintf(&b, "twice: %s: %d of %d scenarios broke a promise\n\n", r.Job, len(r.Findings), total)
+	fmt.Fprintf(&b, "twice: %s: %d of %d scenarios broke a promise\n\n", printableName(r.Job), len(r.Findings), total)
 	f := r.Findings[0]
 	b.WriteString(f.Headline + "\n")
 	b.WriteString("\n" + f.Timeline)
