@@ -2,10 +2,12 @@ package pgfixture
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -15,11 +17,23 @@ import (
 // lockClass is the first key of pgfixture's two-key advisory locks ("tw").
 const lockClass int32 = 0x7477
 
-func templateName(hash string) string { return dbPrefix + "t_" + hash[:16] }
+func templateName(hash string) string { return dbPrefix + "t_" + templateKey(hash)[:16] }
 
 func lockKey(hash string) int32 {
-	b, _ := hex.DecodeString(hash[:8])
+	b, _ := hex.DecodeString(templateKey(hash)[:8])
 	return int32(binary.BigEndian.Uint32(b))
+}
+
+// templateKey is a schema's hash as template names and locks use it: the
+// hash itself when it is at least 16 lower-case hexadecimal digits (every
+// built-in migrator's), else the SHA-256 of it, so any Hash() a migrator
+// returns ("stamp v1", "", a version number) is a valid key.
+func templateKey(hash string) string {
+	if len(hash) >= 16 && strings.Trim(hash, "0123456789abcdef") == "" {
+		return hash
+	}
+	sum := sha256.Sum256([]byte("twicekit migrator hash\x00" + hash))
+	return hex.EncodeToString(sum[:])
 }
 
 // withLock runs f on one admin connection holding pgfixture's advisory lock
