@@ -94,7 +94,9 @@ func Check(ctx context.Context, job Job, opts ...Option) *Report {
 	defer func() {
 		// rapid replays many failing cases: keep none; a mistake in the
 		// options is not the job's: nothing to inspect.
-		keep := !rep.OK() && cfg.keepFailed && cfg.pick == nil && !isUsage(rep.Err)
+		// Nor does a server that refused or lost it: the check's database
+		// would only fill the server further.
+		keep := !rep.OK() && cfg.keepFailed && cfg.pick == nil && !isUsage(rep.Err) && !isInfrastructure(rep.Err)
 		if keep {
 			rep.KeptDatabase = c.db.URL()
 			if c.srv.Mode() == "local" {
@@ -104,6 +106,9 @@ func Check(ctx context.Context, job Job, opts ...Option) *Report {
 		}
 		if err := c.close(context.WithoutCancel(ctx), keep); err != nil && rep.Err == nil {
 			rep.Err = fmt.Errorf("twice: internal error: closing the check's database: %w", err)
+			if cause := goneCause(err); cause != "" {
+				rep.Err = wentAway(cause, err)
+			}
 		}
 	}()
 	c.parallel, c.shard = parallel, sh
@@ -113,7 +118,10 @@ func Check(ctx context.Context, job Job, opts ...Option) *Report {
 	}
 	c.finishQueue(rep)
 	if err := c.refusedConnection(rep); err != nil && rep.Err == nil {
-		rep.Err, rep.Findings = err, nil // a check that could not connect proves nothing
+		rep.Err, rep.Findings = &infrastructureError{err}, nil // a check that could not connect proves nothing
+	}
+	if err := c.serverWentAway(ctx, rep); err != nil {
+		rep.Err, rep.Findings = err, nil
 	}
 	return rep
 }
