@@ -65,6 +65,8 @@ func (c *checker) startAttempt(ctx context.Context, w *inject.Worker, jobID stri
 		Payments: effects.ProviderURL,
 		clock:    c.now,
 		recorder: c.recorder,
+
+		throughDefault: c.throughDefault,
 	}
 	rctx = context.WithValue(rctx, attemptKey{}, a)
 	ra := &runningAttempt{c: c, worker: w, run: run, rec: AttemptRecord{JobID: jobID, Number: number}, done: make(chan attemptExit, 1)}

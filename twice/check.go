@@ -31,6 +31,9 @@ type checker struct {
 	http     *http.Client
 	recorder *effects.Recorder // every effect call: effects_wiring.go
 	router   *effects.Router   // behind a.HTTP
+	// throughDefault is the router for requests through http.DefaultTransport
+	// (default_transport.go).
+	throughDefault http.RoundTripper
 
 	provider *effects.Provider
 
