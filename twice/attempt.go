@@ -40,6 +40,7 @@ type runningAttempt struct {
 	run    *inject.Run
 	rec    AttemptRecord
 	done   chan attemptExit
+	label  string // the pprof label of the job's goroutines (after_run.go)
 }
 
 type attemptExit struct {
@@ -75,6 +76,7 @@ func (c *checker) startAttempt(ctx context.Context, w *inject.Worker, jobID stri
 		ra.done <- attemptExit{}
 		return ra
 	}
+	ra.label = nextAttemptLabel()
 	go func() {
 		returned := false
 		defer func() {
@@ -86,6 +88,7 @@ func (c *checker) startAttempt(ctx context.Context, w *inject.Worker, jobID stri
 				ra.done <- attemptExit{goexit: goexitSite(string(debug.Stack()))}
 			}
 		}()
+		labelGoroutine(ra.label)
 		err := c.job.Run(rctx, a)
 		returned = true
 		ra.done <- attemptExit{err: err}
@@ -120,6 +123,7 @@ func (ra *runningAttempt) wait(timeout time.Duration, ackLost bool) AttemptRecor
 		ra.run.Crash("crashed after the last point, before the ack")
 		rec.CrashedBeforeAck = true
 	}
+	rec.AfterRun = ra.afterRun()
 	ra.run.Finish()
 	rec.Points = ra.run.Steps()
 	rec.Crashed, rec.CrashAt, rec.Reason = ra.run.Crashed()

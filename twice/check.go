@@ -456,6 +456,9 @@ func (c *checker) deliverOn(ctx context.Context, sr *ScenarioRun, w *inject.Work
 		case rec.Hung:
 			sr.Problems = append(sr.Problems, hungProblem(rec, c.cfg.attemptTimeout))
 			return false
+		case len(rec.AfterRun) > 0:
+			sr.Problems = append(sr.Problems, afterRunProblem(rec))
+			return false
 		}
 		switch c.outcome(rec) {
 		case outcomeRedeliver:

@@ -83,6 +83,8 @@ func referenceFinding(ref *ScenarioRun, first AttemptRecord, unseen []string, q 
 		f.Problems = append(f.Problems, abortProblem(first, false))
 	case first.Hung:
 		f.Problems = append(f.Problems, hungProblem(first, 0))
+	case len(first.AfterRun) > 0:
+		f.Problems = append(f.Problems, afterRunProblem(first))
 	case first.Err != nil && !first.Terminal && len(ref.Foreign) == 0:
 		f.Problems = append(f.Problems, Problem{Kind: ProblemCleanRunFailed, Attempt: attemptName(first),
 			Text: fmt.Sprintf("the job failed on a clean run: %v\n(the reference run must succeed once before twice can compare anything with it)", first.Err)})
