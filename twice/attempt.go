@@ -110,6 +110,7 @@ func (ra *runningAttempt) wait(timeout time.Duration, ackLost bool) AttemptRecor
 		timer.Stop()
 	case <-timer.C:
 		rec.Hung = true
+		rec.Slow = ra.runningInPostgres() // slow.go
 		ra.run.Crash(fmt.Sprintf("hung for %s", timeout))
 		grace := time.NewTimer(graceAfterCancel)
 		select {

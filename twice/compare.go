@@ -156,11 +156,24 @@ func hungProblem(a AttemptRecord, timeout time.Duration) Problem {
 	if n := len(a.Points); n > 0 {
 		where = fmt.Sprintf("after point %d (%s)", n, a.Points[n-1].Label)
 	}
+	bound := "AttemptTimeout"
+	if timeout > 0 {
+		bound = fmt.Sprintf("AttemptTimeout (%s)", timeout)
+	}
+	if a.Slow {
+		n := len(a.Points)
+		s := fmt.Sprintf("%s was still running a statement in PostgreSQL after %s: point %d (%s); it is slow, not hung. "+
+			"If the job takes this long in production, give it more time with twice.AttemptTimeout(d) (every scenario plays with that bound; "+
+			"twice.WallBudget bounds the whole check); its connections were cut and its context cancelled",
+			attemptName(a), bound, n, a.Points[n-1].Label)
+		return Problem{Kind: ProblemSlow, Attempt: attemptName(a), Text: s}
+	}
 	s := fmt.Sprintf("%s hung %s", attemptName(a), where)
 	if timeout > 0 {
 		s += fmt.Sprintf(": still running after %s (AttemptTimeout)", timeout)
 	}
-	s += "; its connections were cut and its context cancelled"
+	s += ", with no statement running in PostgreSQL: it waited outside its handles (a channel, a mutex, time.Sleep, a network call); " +
+		"if it is only slow there, give it more time with twice.AttemptTimeout(d); its connections were cut and its context cancelled"
 	if a.Leaked {
 		s += ", and it still did not return: it waits on something other than its context (a channel, a mutex, time.Sleep)"
 	}

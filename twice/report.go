@@ -47,6 +47,7 @@ type Report struct {
 	options        JSONOptions
 	stoppedEarly   string    // the scenarios left out after a hang, and why
 	leftOut        string    // what the budget left out of a long job
+	wallLeft       string    // what the wall budget left out: wall.go
 	covered        string    // the crash points covered by an earlier one with the same world
 	coveredN       int       // how many
 	keptNote       string    // what to know about KeptDatabase (local mode: it dies with the binary)
@@ -133,6 +134,9 @@ func (r *Report) notChecked() string {
 	}
 	if r.leftOut != "" {
 		s += "\n" + r.leftOut
+	}
+	if r.wallLeft != "" {
+		s += "\n" + r.wallLeft
 	}
 	if r.covered != "" {
 		s += "\n" + r.covered
