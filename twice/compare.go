@@ -66,6 +66,8 @@ func compare(ref, sr *ScenarioRun, cfg *config) *Finding {
 		f.Problems, f.Hints = rewriteProblems(f.Problems, got.texts), got.texts(f.Hints)
 	}
 	f.Problems, f.Hints = rewriteProblems(f.Problems, keys.texts), keys.texts(f.Hints)
+	view = rewriteRun(view, markLiterals, markLiterals) // literals.go
+	f.Problems, f.Hints = rewriteProblems(f.Problems, markLiteralsIn), markLiteralsIn(f.Hints)
 	f.Headline = headline(f, view, cfg.queue.describe)
 	f.Timeline = timeline(view)
 	f.run = view
@@ -98,10 +100,12 @@ func referenceFinding(ref *ScenarioRun, first AttemptRecord, unseen []string, q 
 	if len(f.Problems) == 0 {
 		return nil
 	}
-	view := q.labelled(ref)
+	view := rewriteRun(q.labelled(ref), markLiterals, markLiterals) // literals.go
+	f.Problems = rewriteProblems(f.Problems, markLiteralsIn)
 	f.Headline = headline(f, view, q.describe)
 	f.Timeline = timeline(view)
 	f.run = view
+	newPlaceholders().number(f)
 	return f
 }
 
