@@ -128,8 +128,19 @@ func headline(f *Finding, sr *ScenarioRun, words func(Scenario, Happened, string
 		add("not idempotent")
 	}
 	said := sr.Scenario.words(crashLabel(sr))
-	if h := happened(sr); h.AckCommitted && words == nil {
-		said = strings.TrimSuffix(said, ", then redelivery") + "; its ack had committed in its own transaction, so the queue did not deliver it again"
+	if h := happened(sr); words == nil && !h.Redelivered && strings.HasSuffix(said, ", then redelivery") {
+		// The headline says what the timeline shows: no redelivery.
+		said = strings.TrimSuffix(said, ", then redelivery")
+		switch {
+		case h.AckCommitted:
+			said += "; its ack had committed in its own transaction, so the queue did not deliver it again"
+		case h.Ended:
+			said += "; the error it returned ended the job, so the queue did not deliver it again"
+		case h.NotDelivered != "":
+			said += "; the queue did not deliver it again: " + h.NotDelivered
+		default:
+			said += "; the queue did not deliver it again (MaxDeliveries)"
+		}
 	}
 	if words != nil {
 		said = words(sr.Scenario, happened(sr), said)

@@ -48,3 +48,17 @@ func TestInlinedLiteralsPrintAsPlaceholders(t *testing.T) {
 		require.Equal(t, first, got, "run %d printed other bytes", i+1)
 	}
 }
+
+// TestAHeadlineNamesNoRedeliveryItsTimelineLacks: with MaxDeliveries(1) a
+// crash is not redelivered, and the headline says so instead of "then
+// redelivery".
+func TestAHeadlineNamesNoRedeliveryItsTimelineLacks(t *testing.T) {
+	t.Parallel()
+	rep := twice.Check(context.Background(), orderJob("flip once", inlinedNow), twice.MaxDeliveries(1), twice.Only("crash@1"))
+	require.NoError(t, rep.Err)
+	require.Len(t, rep.Findings, 1, rep.String())
+	f := rep.Findings[0]
+	require.NotContains(t, f.Headline, "then redelivery", f.Timeline)
+	require.Contains(t, f.Headline, "the queue did not deliver it again")
+	require.NotContains(t, f.Timeline, "attempt 2 of job-1")
+}
