@@ -60,3 +60,30 @@ func TestAGoroutineUsingHandlesAfterRunIsAFinding(t *testing.T) {
 	rep = twice.Check(context.Background(), orderJob("audit after return", auditAfterReturn(true)))
 	require.True(t, rep.OK(), rep.String())
 }
+
+// auditOnBackground is auditAfterReturn(false) with its goroutine on
+// context.Background(): its calls are not the attempt's at all.
+func auditOnBackground(ctx context.Context, a *twice.Attempt) error {
+	if _, err := a.Pool.Exec(ctx, `UPDATE orders SET settled = true WHERE id = 6735`); err != nil {
+		return err
+	}
+	go func() {
+		time.Sleep(20 * time.Millisecond) // Run has returned by now
+		_, _ = a.Pool.Exec(context.Background(), `UPDATE orders SET notified = true WHERE id = 6735`)
+	}()
+	return nil
+}
+
+// TestAGoroutineOnABackgroundContextIsFoundInItsAttempt: the same goroutine
+// on context.Background() is found in the attempt that started it (the
+// reference run's), the same on every run: the check waits for the
+// goroutines an attempt left running before the next scenario.
+func TestAGoroutineOnABackgroundContextIsFoundInItsAttempt(t *testing.T) {
+	t.Parallel()
+	rep := twice.Check(context.Background(), orderJob("audit on background", auditOnBackground))
+	require.NoError(t, rep.Err)
+	require.Len(t, rep.Findings, 1, rep.String())
+	require.Equal(t, "once", rep.Findings[0].Token, rep.String())
+	require.Equal(t, "the job bypassed its handles: the reference run (one clean delivery)", rep.Findings[0].Headline)
+	require.Contains(t, rep.Findings[0].Problems[0].Text, "UPDATE orders SET notified = true WHERE id = 6735")
+}
