@@ -111,9 +111,12 @@ func (r *Router) Hosts() []string {
 
 // Client returns the client a job uses: every request goes through the
 // router.
-func (r *Router) Client() *http.Client { return &http.Client{Transport: routerTransport{r}} }
+func (r *Router) Client() *http.Client { return &http.Client{Transport: routerTransport{r: r}} }
 
-type routerTransport struct{ r *Router }
+type routerTransport struct {
+	r        *Router
+	loopback http.RoundTripper // ThroughDefault's: requests to loopback servers go there; nil refuses them
+}
 
 // CloseIdleConnections closes the idle connections to the provider.
 func (t routerTransport) CloseIdleConnections() {
@@ -139,6 +142,9 @@ func (t routerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		h = r.hosts[strings.ToLower(req.URL.Hostname())]
 	}
 	r.mu.RUnlock()
+	if h == nil && t.loopback != nil && isLoopback(req.URL.Hostname()) {
+		return r.pass(req, t.loopback)
+	}
 	if h == nil {
 		if req.Body != nil {
 			_ = req.Body.Close()

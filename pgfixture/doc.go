@@ -23,13 +23,15 @@
 //
 // # How PostgreSQL is found
 //
-// TWICE_POSTGRES=dsn|container|local forces a provider; otherwise the first
-// that works of:
+// TWICE_POSTGRES=dsn|container|local forces a provider; otherwise the
+// server of TWICE_DATABASE_URL when it is set, else the first that works of
+// container and local:
 //
 //   - dsn: TWICE_DATABASE_URL, an existing server whose role may CREATE
 //     DATABASE. pgfixture creates and drops only databases named twicekit_*,
 //     never reads or changes others, and masks the password in everything it
-//     prints. An unreachable server fails within 10 s.
+//     prints. An unreachable server fails within 10 s, with an error that
+//     names it: a URL that is set is never passed over for another provider.
 //   - container: a PostgreSQL container (image from TWICE_POSTGRES_IMAGE)
 //     through testcontainers-go's postgres module, on the engine
 //     testcontainers-go finds (DOCKER_HOST, Docker contexts, Podman, Colima,

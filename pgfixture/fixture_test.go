@@ -365,19 +365,30 @@ func TestNoProviderErrorListsEveryProvider(t *testing.T) {
 	_, err = startServer(context.Background())
 	assert.ErrorContains(t, err, "not one of dsn, container, local")
 
-	// Every provider failing: one error naming each.
+	// TWICE_DATABASE_URL set and unreachable: its error, never a fallback
+	// to the providers after it.
 	t.Setenv(envMode, "")
 	saved := providers
 	t.Cleanup(func() { providers = saved })
+	fallback := false
 	providers = []provider{
 		{"dsn", startDSN},
-		{"container", func(context.Context) (*Server, error) { return nil, fmt.Errorf("docker: not running") }},
-		{"local", func(context.Context) (*Server, error) { return nil, fmt.Errorf("no initdb") }},
+		{"container", func(context.Context) (*Server, error) { fallback = true; return nil, fmt.Errorf("docker: not running") }},
+		{"local", func(context.Context) (*Server, error) { fallback = true; return nil, fmt.Errorf("no initdb") }},
 	}
 	_, err = startServer(context.Background())
 	require.Error(t, err)
+	assert.False(t, fallback, "a URL that is set is never passed over")
+	assert.Contains(t, err.Error(), "TWICE_DATABASE_URL is set, but its server cannot be used: cannot connect to postgres://u:xxxxx@127.0.0.1:")
+	assert.Contains(t, err.Error(), "unset TWICE_DATABASE_URL")
+	assert.NotContains(t, err.Error(), "Secret-Pw-2")
+
+	// Every provider failing: one error naming each.
+	t.Setenv(envDSN, "")
+	_, err = startServer(context.Background())
+	require.Error(t, err)
 	msg := err.Error()
-	assert.Contains(t, msg, "- dsn: cannot connect to postgres://u:xxxxx@")
+	assert.Contains(t, msg, "- dsn: TWICE_DATABASE_URL is not set")
 	assert.Contains(t, msg, "- container: docker: not running")
 	assert.Contains(t, msg, "- local: no initdb")
 	assert.Contains(t, msg, "set TWICE_DATABASE_URL")

@@ -4,6 +4,8 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -83,12 +85,51 @@ func newScrubber(passwords ...string) scrubber {
 	return s
 }
 
+// shortSecret is the length under which a password is masked only where
+// it stands as a word of its own: a password "p" masks neither "postgres"
+// nor "tcp".
+const shortSecret = 8
+
 func (s scrubber) String(text string) string {
 	for _, p := range s {
-		text = strings.ReplaceAll(text, p, maskedPassword)
+		if len(p) >= shortSecret {
+			text = strings.ReplaceAll(text, p, maskedPassword)
+			continue
+		}
+		text = replaceWord(text, p, maskedPassword)
 	}
 	return text
 }
+
+// replaceWord replaces the occurrences of word in text that no letter or
+// digit touches on either side.
+func replaceWord(text, word, with string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(text, word)
+		if i < 0 {
+			b.WriteString(text)
+			return b.String()
+		}
+		end := i + len(word)
+		before, after := rune(0), rune(0)
+		if i > 0 {
+			before, _ = utf8.DecodeLastRuneInString(text[:i])
+		}
+		if end < len(text) {
+			after, _ = utf8.DecodeRuneInString(text[end:])
+		}
+		b.WriteString(text[:i])
+		if isWordRune(before) || isWordRune(after) {
+			b.WriteString(word)
+		} else {
+			b.WriteString(with)
+		}
+		text = text[end:]
+	}
+}
+
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
 // Error wraps err so that its message never carries a secret; errors.As and
 // errors.Is still reach the original.

@@ -107,8 +107,8 @@ func (o owner) dead() bool {
 	return st != "" && o.start != "" && st != o.start
 }
 
-// dropStale drops fixture databases left by dead processes of this machine,
-// and kept databases that expired (see kept.go). Other kept databases (their
+// dropStale drops fixture databases and templates left by dead processes of
+// this machine, and kept databases that expired (see kept.go). Other kept databases (their
 // comment says "kept") are left alone.
 func (s *Server) dropStale(ctx context.Context) error {
 	dbs, err := s.fixtureDatabases(ctx, s.admin)
@@ -127,7 +127,7 @@ func (s *Server) dropStale(ctx context.Context) error {
 			return err
 		}
 	}
-	return nil
+	return s.dropStaleTemplates(ctx)
 }
 
 // ownerPart is the owner's part of a database comment (before " kept").

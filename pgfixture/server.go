@@ -79,9 +79,11 @@ var shared struct {
 
 // Shared returns the one server of this process, started on first use; it is
 // safe to call from parallel tests. The provider is the one named by
-// TWICE_POSTGRES (dsn, container or local) or else the first that works of:
-// dsn (when TWICE_DATABASE_URL is set), container, local. When none works
-// the error lists every provider tried and why it failed.
+// TWICE_POSTGRES (dsn, container or local); else the server of
+// TWICE_DATABASE_URL when it is set (a server that cannot be used is an
+// error, never a fallback); else the first that works of container and
+// local. When none works the error lists every provider tried and why it
+// failed.
 func Shared(ctx context.Context) (*Server, error) {
 	shared.mu.Lock()
 	defer shared.mu.Unlock()
@@ -165,10 +167,20 @@ func startServer(ctx context.Context) (*Server, error) {
 		}
 		return nil, fmt.Errorf("pgfixture: TWICE_POSTGRES=%q is not one of dsn, container, local", forced)
 	}
-	var tried []string
+	if os.Getenv(envDSN) != "" {
+		// A server the user named is the one the tests run on: when it
+		// cannot be used, the tests fail rather than quietly run somewhere
+		// else.
+		srv, err := startDSN(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("pgfixture: TWICE_DATABASE_URL is set, but its server cannot be used: %w; "+
+				"fix the URL or start that server, or unset TWICE_DATABASE_URL to let the tests start their own PostgreSQL (container or local)", err)
+		}
+		return srv, nil
+	}
+	tried := []string{"dsn: TWICE_DATABASE_URL is not set"}
 	for _, p := range providers {
-		if p.name == "dsn" && os.Getenv(envDSN) == "" {
-			tried = append(tried, "dsn: TWICE_DATABASE_URL is not set")
+		if p.name == "dsn" {
 			continue
 		}
 		srv, err := p.start(ctx)

@@ -2,10 +2,12 @@ package pgfixture
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -15,11 +17,23 @@ import (
 // lockClass is the first key of pgfixture's two-key advisory locks ("tw").
 const lockClass int32 = 0x7477
 
-func templateName(hash string) string { return dbPrefix + "t_" + hash[:16] }
+func templateName(hash string) string { return dbPrefix + "t_" + templateKey(hash)[:16] }
 
 func lockKey(hash string) int32 {
-	b, _ := hex.DecodeString(hash[:8])
+	b, _ := hex.DecodeString(templateKey(hash)[:8])
 	return int32(binary.BigEndian.Uint32(b))
+}
+
+// templateKey is a schema's hash as template names and locks use it: the
+// hash itself when it is at least 16 lower-case hexadecimal digits (every
+// built-in migrator's), else the SHA-256 of it, so any Hash() a migrator
+// returns ("stamp v1", "", a version number) is a valid key.
+func templateKey(hash string) string {
+	if len(hash) >= 16 && strings.Trim(hash, "0123456789abcdef") == "" {
+		return hash
+	}
+	sum := sha256.Sum256([]byte("twicekit migrator hash\x00" + hash))
+	return hex.EncodeToString(sum[:])
 }
 
 // withLock runs f on one admin connection holding pgfixture's advisory lock
@@ -123,8 +137,60 @@ func (s *Server) buildTemplate(ctx context.Context, conn *pgxpool.Conn, schema S
 		return fmt.Errorf("pgfixture: marking %s as a template: %w", tpl, err)
 	}
 	_, err = conn.Exec(ctx, fmt.Sprintf("COMMENT ON DATABASE %s IS %s", pgx.Identifier{tpl}.Sanitize(),
-		quoteLiteral("twicekit template "+schema.Hash())))
+		quoteLiteral(templateComment(schema.Hash()))))
 	return err
+}
+
+// templateTag starts a template's comment: the schema's hash follows, then
+// templateBuiltBy and the owner of the process that built it, so that the
+// next start on the server drops the templates of killed processes.
+const (
+	templateTag     = "twicekit template "
+	templateBuiltBy = " built by "
+)
+
+func templateComment(hash string) string { return templateTag + hash + templateBuiltBy + self.String() }
+
+// parseTemplateComment returns the schema's hash and the builder of a
+// template from its comment; ok is false for a comment of another shape
+// (an older twicekit's, which names no builder).
+func parseTemplateComment(c string) (hash string, builder owner, ok bool) {
+	rest, found := strings.CutPrefix(c, templateTag)
+	if !found {
+		return "", owner{}, false
+	}
+	i := strings.LastIndex(rest, templateBuiltBy)
+	if i < 0 {
+		return "", owner{}, false
+	}
+	builder, ok = parseOwner(rest[i+len(templateBuiltBy):])
+	return rest[:i], builder, ok
+}
+
+// dropStaleTemplates drops the templates built by dead processes of this
+// machine. A live process that still clones one finds it gone and builds
+// it again; one cloning it right now holds its lock, and the template
+// stays.
+func (s *Server) dropStaleTemplates(ctx context.Context) error {
+	rows, err := s.admin.Query(ctx, `SELECT coalesce(shobj_description(oid, 'pg_database'), '')
+		FROM pg_database WHERE datname LIKE 'twicekit\_t\_%' AND datistemplate ORDER BY datname`)
+	if err != nil {
+		return fmt.Errorf("listing stale fixture templates: %w", err)
+	}
+	comments, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return fmt.Errorf("listing stale fixture templates: %w", err)
+	}
+	for _, c := range comments {
+		hash, builder, ok := parseTemplateComment(c)
+		if !ok || !builder.dead() {
+			continue
+		}
+		if err := s.dropTemplate(ctx, hash); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // migrate applies schema to dbname through its migrators, which connect

@@ -43,7 +43,12 @@ func assertWatched(tb TB, fail func(string, ...any), job Job, opts []Option, w w
 		ctx = c.Context()
 	}
 	p := &progress{}
-	opts = append(append([]Option{TestName(tb.Name()), KeepFailedDatabase(), optionFunc(func(c *config) { c.progress = p })}, opts...), rapidOptions(tb)...)
+	onPlan := func(line string) {
+		if pub.verbose {
+			tb.Logf("%s", line)
+		}
+	}
+	opts = append(append([]Option{TestName(tb.Name()), KeepFailedDatabase(), optionFunc(func(c *config) { c.progress, c.onPlan = p, onPlan })}, opts...), rapidOptions(tb)...)
 	stop := watchCheck(tb, cmp.Or(job.Name, "job"), p, w)
 	rep := Check(ctx, job, opts...)
 	stop()

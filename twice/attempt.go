@@ -40,6 +40,7 @@ type runningAttempt struct {
 	run    *inject.Run
 	rec    AttemptRecord
 	done   chan attemptExit
+	label  string // the pprof label of the job's goroutines (after_run.go)
 }
 
 type attemptExit struct {
@@ -65,6 +66,8 @@ func (c *checker) startAttempt(ctx context.Context, w *inject.Worker, jobID stri
 		Payments: effects.ProviderURL,
 		clock:    c.now,
 		recorder: c.recorder,
+
+		throughDefault: c.throughDefault,
 	}
 	rctx = context.WithValue(rctx, attemptKey{}, a)
 	ra := &runningAttempt{c: c, worker: w, run: run, rec: AttemptRecord{JobID: jobID, Number: number}, done: make(chan attemptExit, 1)}
@@ -73,6 +76,7 @@ func (c *checker) startAttempt(ctx context.Context, w *inject.Worker, jobID stri
 		ra.done <- attemptExit{}
 		return ra
 	}
+	ra.label = nextAttemptLabel()
 	go func() {
 		returned := false
 		defer func() {
@@ -84,6 +88,7 @@ func (c *checker) startAttempt(ctx context.Context, w *inject.Worker, jobID stri
 				ra.done <- attemptExit{goexit: goexitSite(string(debug.Stack()))}
 			}
 		}()
+		labelGoroutine(ra.label)
 		err := c.job.Run(rctx, a)
 		returned = true
 		ra.done <- attemptExit{err: err}
@@ -105,6 +110,7 @@ func (ra *runningAttempt) wait(timeout time.Duration, ackLost bool) AttemptRecor
 		timer.Stop()
 	case <-timer.C:
 		rec.Hung = true
+		rec.Slow = ra.runningInPostgres() // slow.go
 		ra.run.Crash(fmt.Sprintf("hung for %s", timeout))
 		grace := time.NewTimer(graceAfterCancel)
 		select {
@@ -118,6 +124,7 @@ func (ra *runningAttempt) wait(timeout time.Duration, ackLost bool) AttemptRecor
 		ra.run.Crash("crashed after the last point, before the ack")
 		rec.CrashedBeforeAck = true
 	}
+	rec.AfterRun = ra.afterRun()
 	ra.run.Finish()
 	rec.Points = ra.run.Steps()
 	rec.Crashed, rec.CrashAt, rec.Reason = ra.run.Crashed()

@@ -31,6 +31,14 @@ type checker struct {
 	http     *http.Client
 	recorder *effects.Recorder // every effect call: effects_wiring.go
 	router   *effects.Router   // behind a.HTTP
+	// started is when the check began; wallDeadline, when set, is when
+	// its wall budget ends, and wallEach what a scenario costs (wall.go).
+	started      time.Time
+	wallDeadline time.Time
+	wallEach     time.Duration
+	// throughDefault is the router for requests through http.DefaultTransport
+	// (default_transport.go).
+	throughDefault http.RoundTripper
 
 	provider *effects.Provider
 
@@ -86,15 +94,19 @@ func Check(ctx context.Context, job Job, opts ...Option) *Report {
 	if sh.n > 1 && cfg.only == "" {
 		rep.shard = &shardRun{shard: sh, concurrent: sh.owns(concurrentShardToken)}
 	}
+	started := time.Now()
 	c, err := newChecker(ctx, job, cfg)
 	if err != nil {
 		rep.Err = err
 		return rep
 	}
+	c.started = started
 	defer func() {
 		// rapid replays many failing cases: keep none; a mistake in the
 		// options is not the job's: nothing to inspect.
-		keep := !rep.OK() && cfg.keepFailed && cfg.pick == nil && !isUsage(rep.Err)
+		// Nor does a server that refused or lost it: the check's database
+		// would only fill the server further.
+		keep := !rep.OK() && cfg.keepFailed && cfg.pick == nil && !isUsage(rep.Err) && !isInfrastructure(rep.Err)
 		if keep {
 			rep.KeptDatabase = c.db.URL()
 			if c.srv.Mode() == "local" {
@@ -104,6 +116,9 @@ func Check(ctx context.Context, job Job, opts ...Option) *Report {
 		}
 		if err := c.close(context.WithoutCancel(ctx), keep); err != nil && rep.Err == nil {
 			rep.Err = fmt.Errorf("twice: internal error: closing the check's database: %w", err)
+			if cause := goneCause(err); cause != "" {
+				rep.Err = wentAway(cause, err)
+			}
 		}
 	}()
 	c.parallel, c.shard = parallel, sh
@@ -113,7 +128,10 @@ func Check(ctx context.Context, job Job, opts ...Option) *Report {
 	}
 	c.finishQueue(rep)
 	if err := c.refusedConnection(rep); err != nil && rep.Err == nil {
-		rep.Err, rep.Findings = err, nil // a check that could not connect proves nothing
+		rep.Err, rep.Findings = &infrastructureError{err}, nil // a check that could not connect proves nothing
+	}
+	if err := c.serverWentAway(ctx, rep); err != nil {
+		rep.Err, rep.Findings = err, nil
 	}
 	return rep
 }
@@ -202,6 +220,7 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 	}
 	waitLanes := c.startLanes(ctx, lanesWanted) // parallel.go
 	defer waitLanes()
+	refStarted := time.Now() // what a clean run costs, for the wall budget: wall.go
 	ref, err := c.scenario(ctx, Scenario{Kind: Once}, how)
 	if err != nil {
 		rep.Err = err
@@ -239,6 +258,10 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 		rep.Findings = append(rep.Findings, *referenceFinding(ref, first, nil, c.cfg.queue))
 		return
 	}
+	clean := time.Since(refStarted)
+	if !c.cfg.oneReference {
+		clean /= 2
+	}
 	scenarios, err := plan(first.Points, c.cfg, &c.leftOut)
 	if err != nil {
 		rep.Err = err
@@ -263,6 +286,37 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 		return
 	}
 	rep.parallelNote, rep.lanes = note, len(lanes)
+	wallNoConc := ""
+	var wp wallPlan
+	if c.cfg.only == "" && c.cfg.pick == nil {
+		wall, err := c.cfg.wallBudget()
+		if err != nil {
+			rep.Err = usage(err)
+			return
+		}
+		concRuns := 0
+		if c.cfg.concurrentMayRun() && c.shard.owns(concurrentShardToken) {
+			b, _ := c.cfg.conc.resolveBudget() // plan has reported its error
+			concRuns = b.explore(len(first.Points)).Runs
+		}
+		scenarios, wp = fitWall(scenarios, len(first.Points), wall, time.Since(c.started), clean, len(lanes), concRuns, func(limit int) map[int]bool {
+			keep := map[int]bool{}
+			for _, i := range keepPoints(first.Points, len(first.Points), limit) {
+				keep[i] = true
+			}
+			return keep
+		})
+		if wall > 0 {
+			c.wallDeadline, c.wallEach = c.started.Add(wall), wp.each
+		}
+		if wp.noConc {
+			wallNoConc = wp.concText()
+		}
+		if c.cfg.onPlan != nil {
+			c.cfg.onPlan(wp.planLine(c.job.Name, len(scenarios)))
+		}
+	}
+	defer func() { rep.wallLeft = wp.leftText() }()
 	results := c.playAll(ctx, lanes, ref, scenarios, coveredBy(scenarios, prints))
 	for _, l := range lanes[1:] {
 		if c.queueErr == nil {
@@ -277,6 +331,10 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 		if p.err != nil {
 			rep.Err = p.err
 			return
+		}
+		if p.outOfTime {
+			wp.left = append(wp.left, s.Token())
+			continue
 		}
 		if p.sr == nil {
 			rep.Err = fmt.Errorf("twice: internal error: scenario %s was not played", s.Token())
@@ -294,6 +352,10 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 		}
 	}
 	if c.cfg.only == "" && !c.shard.owns(concurrentShardToken) {
+		return
+	}
+	if wallNoConc != "" && rep.concurrencyOff == "" {
+		rep.concurrencyOff = wallNoConc
 		return
 	}
 	concurrent, err := c.runConcurrent(ctx, ref, lanes)
@@ -447,6 +509,9 @@ func (c *checker) deliverOn(ctx context.Context, sr *ScenarioRun, w *inject.Work
 			return false
 		case rec.Hung:
 			sr.Problems = append(sr.Problems, hungProblem(rec, c.cfg.attemptTimeout))
+			return false
+		case len(rec.AfterRun) > 0:
+			sr.Problems = append(sr.Problems, afterRunProblem(rec))
 			return false
 		}
 		switch c.outcome(rec) {

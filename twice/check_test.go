@@ -113,7 +113,7 @@ func TestBadJobsGetClearMessages(t *testing.T) {
 		rep, tokens := findingTokens(t, loyaltyJob("hangs", hangs), twice.AttemptTimeout(2*time.Second))
 		require.Equal(t, []string{"once"}, tokens)
 		require.Equal(t, "an attempt hung: the reference run (one clean delivery)", rep.Findings[0].Headline)
-		require.Equal(t, []string{"attempt 1 of job-1 hung after point 1 (SELECT 1); its connections were cut and its context cancelled"}, problems(rep.Findings[0]))
+		require.Equal(t, []string{"attempt 1 of job-1 hung after point 1 (SELECT 1), with no statement running in PostgreSQL: it waited outside its handles (a channel, a mutex, time.Sleep, a network call); if it is only slow there, give it more time with twice.AttemptTimeout(d); its connections were cut and its context cancelled"}, problems(rep.Findings[0]))
 		require.Equal(t, twice.ProblemHung, rep.Findings[0].Problems[0].Kind)
 		require.Equal(t, "attempt 1 of job-1", rep.Findings[0].Problems[0].Attempt)
 	})

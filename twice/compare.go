@@ -68,6 +68,8 @@ func compare(ref, sr *ScenarioRun, cfg *config) *Finding {
 		f.Problems, f.Hints = rewriteProblems(f.Problems, got.texts), got.texts(f.Hints)
 	}
 	f.Problems, f.Hints = rewriteProblems(f.Problems, keys.texts), keys.texts(f.Hints)
+	view = rewriteRun(view, markLiterals, markLiterals) // literals.go
+	f.Problems, f.Hints = rewriteProblems(f.Problems, markLiteralsIn), markLiteralsIn(f.Hints)
 	f.Headline = headline(f, view, cfg.queue.describe)
 	f.Timeline = timeline(view)
 	f.run = view
@@ -85,6 +87,8 @@ func referenceFinding(ref *ScenarioRun, first AttemptRecord, unseen []string, q 
 		f.Problems = append(f.Problems, abortProblem(first, false))
 	case first.Hung:
 		f.Problems = append(f.Problems, hungProblem(first, 0))
+	case len(first.AfterRun) > 0:
+		f.Problems = append(f.Problems, afterRunProblem(first))
 	case first.Err != nil && !first.Terminal && len(ref.Foreign) == 0:
 		f.Problems = append(f.Problems, Problem{Kind: ProblemCleanRunFailed, Attempt: attemptName(first),
 			Text: fmt.Sprintf("the job failed on a clean run: %v\n(the reference run must succeed once before twice can compare anything with it)", first.Err)})
@@ -98,10 +102,12 @@ func referenceFinding(ref *ScenarioRun, first AttemptRecord, unseen []string, q 
 	if len(f.Problems) == 0 {
 		return nil
 	}
-	view := q.labelled(ref)
+	view := rewriteRun(q.labelled(ref), markLiterals, markLiterals) // literals.go
+	f.Problems = rewriteProblems(f.Problems, markLiteralsIn)
 	f.Headline = headline(f, view, q.describe)
 	f.Timeline = timeline(view)
 	f.run = view
+	newPlaceholders().number(f)
 	return f
 }
 
@@ -124,8 +130,19 @@ func headline(f *Finding, sr *ScenarioRun, words func(Scenario, Happened, string
 		add("not idempotent")
 	}
 	said := sr.Scenario.words(crashLabel(sr))
-	if h := happened(sr); h.AckCommitted && words == nil {
-		said = strings.TrimSuffix(said, ", then redelivery") + "; its ack had committed in its own transaction, so the queue did not deliver it again"
+	if h := happened(sr); words == nil && !h.Redelivered && strings.HasSuffix(said, ", then redelivery") {
+		// The headline says what the timeline shows: no redelivery.
+		said = strings.TrimSuffix(said, ", then redelivery")
+		switch {
+		case h.AckCommitted:
+			said += "; its ack had committed in its own transaction, so the queue did not deliver it again"
+		case h.Ended:
+			said += "; the error it returned ended the job, so the queue did not deliver it again"
+		case h.NotDelivered != "":
+			said += "; the queue did not deliver it again: " + h.NotDelivered
+		default:
+			said += "; the queue did not deliver it again (MaxDeliveries)"
+		}
 	}
 	if words != nil {
 		said = words(sr.Scenario, happened(sr), said)
@@ -162,11 +179,24 @@ func hungProblem(a AttemptRecord, timeout time.Duration) Problem {
 	if n := len(a.Points); n > 0 {
 		where = fmt.Sprintf("after point %d (%s)", n, a.Points[n-1].Label)
 	}
+	bound := "AttemptTimeout"
+	if timeout > 0 {
+		bound = fmt.Sprintf("AttemptTimeout (%s)", timeout)
+	}
+	if a.Slow {
+		n := len(a.Points)
+		s := fmt.Sprintf("%s was still running a statement in PostgreSQL after %s: point %d (%s); it is slow, not hung. "+
+			"If the job takes this long in production, give it more time with twice.AttemptTimeout(d) (every scenario plays with that bound; "+
+			"twice.WallBudget bounds the whole check); its connections were cut and its context cancelled",
+			attemptName(a), bound, n, a.Points[n-1].Label)
+		return Problem{Kind: ProblemSlow, Attempt: attemptName(a), Text: s}
+	}
 	s := fmt.Sprintf("%s hung %s", attemptName(a), where)
 	if timeout > 0 {
 		s += fmt.Sprintf(": still running after %s (AttemptTimeout)", timeout)
 	}
-	s += "; its connections were cut and its context cancelled"
+	s += ", with no statement running in PostgreSQL: it waited outside its handles (a channel, a mutex, time.Sleep, a network call); " +
+		"if it is only slow there, give it more time with twice.AttemptTimeout(d); its connections were cut and its context cancelled"
 	if a.Leaked {
 		s += ", and it still did not return: it waits on something other than its context (a channel, a mutex, time.Sleep)"
 	}

@@ -347,6 +347,8 @@ func (c *checker) playConcurrent(ctx context.Context, sr *ScenarioRun, jobs [2]s
 			sr.Problems = append(sr.Problems, abortProblem(rec, true))
 		case rec.Hung:
 			sr.Problems = append(sr.Problems, hungProblem(rec, 4*c.cfg.attemptTimeout))
+		case len(rec.AfterRun) > 0:
+			sr.Problems = append(sr.Problems, afterRunProblem(rec))
 		case c.outcome(rec) != outcomeDone:
 			failed = append(failed, rec.JobID)
 		}

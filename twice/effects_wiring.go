@@ -53,6 +53,7 @@ func (c *checker) wireEffects() error {
 	c.provider = effects.NewProvider(c.log, c.now)
 	c.router = effects.NewRouter(c.log, g, c.provider)
 	c.http = c.router.Client()
+	c.throughDefault = c.router.ThroughDefault(loopbackTransport)
 	c.onClose(func() {
 		c.http.CloseIdleConnections()
 		c.provider.Close()

@@ -82,6 +82,8 @@ type Attempt struct {
 
 	clock    func() time.Time
 	recorder *effects.Recorder
+
+	throughDefault http.RoundTripper // the attempt's requests through http.DefaultTransport: default_transport.go
 }
 
 // Now is the time on the check's clock: a fixed start that only moves when a

@@ -225,10 +225,22 @@ func TestARefusedConnectionIsTheCheckErrorNotAFinding(t *testing.T) {
 		}
 		return ledgerCTE(ctx, a)
 	})
-	rep := twice.Check(ctx, job, twice.OnServer(srv))
+	rep := twice.Check(ctx, job, twice.OnServer(srv), twice.KeepFailedDatabase())
 	require.NotEmpty(t, others)
 	require.ErrorIs(t, rep.Err, pgfixture.ErrTooManyClients, rep.String())
 	require.Empty(t, rep.Findings)
+	require.Empty(t, rep.KeptDatabase, "a refused check keeps no database: it would only fill the server further")
+	for _, c := range others {
+		_ = c.Close(context.Background())
+	}
+	others = others[:0:0]
+	admin, err := pgx.Connect(ctx, srv.URL())
+	require.NoError(t, err)
+	defer func() { _ = admin.Close(context.Background()) }()
+	var kept int // a recycled database stays warm until the server closes; a kept one would stay 72 hours
+	require.NoError(t, admin.QueryRow(ctx, `SELECT count(*) FROM pg_database
+		WHERE datname LIKE 'twicekit\_f%' AND shobj_description(oid, 'pg_database') LIKE '% kept%'`).Scan(&kept))
+	require.Zero(t, kept, "the refused check's database is not kept")
 	require.Contains(t, rep.Err.Error(), "twice: attempt 1 of job-1 of scenario once could not connect: pgfixture: the server at "+srv.URL()+
 		" refused a connection: sorry, too many clients already (SQLSTATE 53300). pgfixture keeps within the 29 connections")
 	require.Contains(t, rep.Err.Error(), "raise max_connections")

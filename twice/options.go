@@ -45,6 +45,10 @@ type config struct {
 	conc     concurrentConfig // concurrent scenarios: concurrent_options.go
 	queue    queueConfig      // the queue's semantics: queue.go
 	effects  effectsConfig    // the effect fakes: effects_wiring.go
+	wall     *time.Duration   // WallBudget: wall.go
+	// onPlan, when set, hears the plan once the reference run made it
+	// ("N scenarios, about T each"): AssertIdempotent logs it under -v.
+	onPlan func(string)
 }
 
 // Defaults.

@@ -174,7 +174,10 @@ type played struct {
 	finding *Finding
 	err     error
 	skipped bool // covered by an earlier crash point that kept every promise
-	done    chan struct{}
+	// outOfTime: not played, the wall budget had no room left for it
+	// (wall.go).
+	outOfTime bool
+	done      chan struct{}
 }
 
 // playAll plays the planned scenarios on the lanes and returns, in plan
@@ -217,6 +220,11 @@ func (c *checker) playAll(ctx context.Context, lanes []*checker, ref *ScenarioRu
 						close(p.done)
 						continue
 					}
+				}
+				if c.outOfWall() {
+					p.outOfTime = true
+					close(p.done)
+					continue
 				}
 				p.sr, p.err = l.scenario(ctx, scenarios[i], playArgs{})
 				if p.err == nil {

@@ -57,6 +57,9 @@ func (p *placeholders) number(f *Finding) {
 		f.Effects[i] = m
 	}
 	f.Hints = p.texts(f.Hints)
+	if f.run != nil { // what the Markdown and JSON reports draw: the same placeholders
+		f.run = rewriteRun(f.run, p.text, p.text)
+	}
 }
 
 func (p *placeholders) rows(rows []pgfixture.Row) []pgfixture.Row {

@@ -45,6 +45,12 @@ const (
 	// that changed the database with no statement the check saw): its
 	// statements are not seen.
 	ProblemForeignSession
+	// ProblemSlow: an attempt was still running a statement in PostgreSQL
+	// after AttemptTimeout: slow, not hung (slow.go).
+	ProblemSlow
+	// ProblemAfterRun: a goroutine the attempt started kept using the
+	// attempt's handles after Run returned (after_run.go).
+	ProblemAfterRun
 )
 
 // problemKinds describes each kind: its name (JSON, String) and the promise
@@ -58,6 +64,8 @@ var problemKinds = map[ProblemKind]struct{ name, promise string }{
 	ProblemForeignContext: {"foreign-context", "the job bypassed its handles"},
 	ProblemCleanRunFailed: {"clean-run-failed", "the job failed on a clean run"},
 	ProblemForeignSession: {"foreign-session", "the job opened its own connection to the check's database"},
+	ProblemSlow:           {"slow", "an attempt ran longer than AttemptTimeout"},
+	ProblemAfterRun:       {"after-run", "a goroutine the attempt started kept using its handles after Run returned"},
 }
 
 func (k ProblemKind) String() string {

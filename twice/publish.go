@@ -2,6 +2,8 @@ package twice
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -137,14 +139,25 @@ func (n *reportNames) claim(dir, want string) string {
 	return name
 }
 
+// maxReportName bounds a report file's name (without ".json" and a
+// reportNames suffix) well inside the 255 bytes most file systems allow.
+const maxReportName = 120
+
 // reportFileName names a check's report files after its test and job (see
-// reportNames for two checks of the same name).
+// reportNames for two checks of the same name). A name longer than
+// maxReportName keeps a readable prefix and ends in a hash of the whole
+// name, so two long names that share their prefix stay apart.
 func reportFileName(rep *Report) string {
 	test := rep.testName
 	if test == "" {
 		test = "Check"
 	}
-	return fileSafe(test) + "--" + fileSafe(rep.Job)
+	name := fileSafe(test) + "--" + fileSafe(rep.Job)
+	if len(name) <= maxReportName {
+		return name
+	}
+	sum := sha256.Sum256([]byte(test + "\x00" + rep.Job))
+	return name[:maxReportName-13] + "-" + hex.EncodeToString(sum[:6])
 }
 
 func fileSafe(s string) string {
@@ -172,9 +185,9 @@ func (p publishing) annotate(rep *Report, file string, line int) error {
 			file = filepath.ToSlash(rel)
 		}
 	}
-	title := "twice: " + rep.Job
+	title := "twice: " + printableName(rep.Job)
 	fmt.Fprintf(p.stdout, "::error file=%s,line=%d,title=%s::%s\n",
-		escapeProperty(file), line, escapeProperty(title), escapeData(headline+replay))
+		escapeProperty(file), line, escapeProperty(title), escapeData(printableText(headline+replay)))
 	if p.summary == "" {
 		return nil
 	}
@@ -253,7 +266,7 @@ func (r *Report) Coverage() string {
 		n := len(r.Reference.Attempts[0].Points)
 		parts = append(parts, fmt.Sprintf("interleavings %d of %s (%s)", interleavings, countText(concurrent.Interleavings(n, n)), r.options.Isolation))
 	}
-	return fmt.Sprintf("twice: %s: idempotent in %s: %s", r.Job, count(len(r.Scenarios), "scenario"), strings.Join(parts, ", "))
+	return fmt.Sprintf("twice: %s: idempotent in %s: %s", printableName(r.Job), count(len(r.Scenarios), "scenario"), strings.Join(parts, ", "))
 }
 
 func countText(n int64) string {

@@ -132,3 +132,75 @@ func TestReportsGoUnderThePackagesDirectory(t *testing.T) {
 	require.Equal(t, filepath.Join(root, "out", "twice"), packageReportDir("out"))
 	require.Equal(t, filepath.Join("/var/reports", "twice"), packageReportDir("/var/reports"))
 }
+
+// TestALongJobNamePassesUnderTheReportDirectory: a passing job with a
+// 300-character name passes under TWICE_REPORT_DIR; its report file keeps a
+// readable prefix and ends in a hash of the whole name, within the file
+// system's bound, and two long names that share their prefix stay apart.
+func TestALongJobNamePassesUnderTheReportDirectory(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("TWICE_REPORT_DIR", dir)
+	pub := publishingFromEnv()
+	pub.stdout, pub.names, pub.failed = io.Discard, &reportNames{taken: map[string]bool{}}, &atomic.Bool{}
+	fixed := counterJob
+	fixed.Run = func(ctx context.Context, a *Attempt) error {
+		_, err := a.Pool.Exec(ctx, `UPDATE counters SET n = 1 WHERE id = 1`)
+		return err
+	}
+	long := make([]byte, 300)
+	for i := range long {
+		long[i] = 'a' + byte(i%26)
+	}
+	for _, suffix := range []string{"x", "y"} {
+		job := fixed
+		job.Name = string(long[:299]) + suffix
+		tb := &recordTB{name: "TestLongName"}
+		require.True(t, assertWatched(tb, tb.Errorf, job, []Option{Only("sequential")}, defaultWatch, pub), "the job kept its promises")
+		require.Empty(t, tb.errors)
+		require.Empty(t, tb.fatals)
+	}
+	got := files(t, pub.dir)
+	require.Len(t, got, 2, "two long names that differ only at the end get two files")
+	for _, name := range got {
+		require.LessOrEqual(t, len(name), maxReportName+len(".json"))
+		require.Regexp(t, `^TestLongName--abcdefghij[a-z]+-[0-9a-f]{12}\.json$`, name)
+	}
+}
+
+// TestControlCharactersAreEscapedInEveryReport: a job name and a job's
+// error that carry control characters are printed escaped in the text, the
+// Markdown and the annotation; the JSON keeps them as JSON escapes.
+func TestControlCharactersAreEscapedInEveryReport(t *testing.T) {
+	t.Parallel()
+	job := counterJob
+	job.Name = "evil\x1b[31m\nname\x07"
+	job.Run = func(ctx context.Context, a *Attempt) error {
+		if _, err := a.Pool.Exec(ctx, `UPDATE counters SET n = n + 1 WHERE id = 1`); err != nil {
+			return err
+		}
+		if a.Number > 1 {
+			return fmt.Errorf("bell\x07 and escape\x1b[2J")
+		}
+		return nil
+	}
+	var out bytesBuffer
+	pub := publishing{actions: true, stdout: &out, names: &reportNames{taken: map[string]bool{}}, failed: &atomic.Bool{}}
+	tb := &recordTB{name: "TestEvil"}
+	require.False(t, assertWatched(tb, tb.Errorf, job, []Option{Only("sequential")}, defaultWatch, pub), "the counter is incremented twice")
+	rep := Check(context.Background(), job, Only("sequential"))
+	require.False(t, rep.OK())
+	for what, text := range map[string]string{"text": rep.String(), "markdown": rep.Markdown(), "annotation": out.String(), "test log": fmt.Sprint(tb.errors)} {
+		require.NotContains(t, text, "\x1b", what)
+		require.NotContains(t, text, "\x07", what)
+		require.NotContains(t, text, "evil\x1b", what)
+	}
+	require.Contains(t, rep.String(), `twice: evil\u001b[31m\nname\u0007: `)
+	js, err := rep.JSON()
+	require.NoError(t, err)
+	require.Contains(t, string(js), `"job": "evil\u001b[31m\nname\u0007"`)
+}
+
+type bytesBuffer struct{ b []byte }
+
+func (w *bytesBuffer) Write(p []byte) (int, error) { w.b = append(w.b, p...); return len(p), nil }
+func (w *bytesBuffer) String() string              { return string(w.b) }

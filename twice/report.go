@@ -48,6 +48,7 @@ type Report struct {
 	options        JSONOptions
 	stoppedEarly   string    // the scenarios left out after a hang, and why
 	leftOut        string    // what the budget left out of a long job
+	wallLeft       string    // what the wall budget left out: wall.go
 	covered        string    // the crash points covered by an earlier one with the same world
 	coveredN       int       // how many
 	keptNote       string    // what to know about KeptDatabase (local mode: it dies with the binary)
@@ -69,13 +70,16 @@ func (r *Report) Tokens() []string {
 }
 
 // String is the report as a test failure prints it: the first finding in
-// full, the others by headline with their replay tokens.
-func (r *Report) String() string {
+// full, the others by headline with their replay tokens. Control
+// characters are escaped (see printableText).
+func (r *Report) String() string { return printableText(r.text()) }
+
+func (r *Report) text() string {
 	if r.Err != nil {
 		return r.Err.Error()
 	}
 	if len(r.Findings) == 0 {
-		s := fmt.Sprintf("twice: %s: idempotent in %s (%s)", r.Job, count(len(r.Scenarios), "scenario"), strings.Join(r.Tokens(), ", "))
+		s := fmt.Sprintf("twice: %s: idempotent in %s (%s)", printableName(r.Job), count(len(r.Scenarios), "scenario"), strings.Join(r.Tokens(), ", "))
 		return s + r.notChecked()
 	}
 	var b strings.Builder
@@ -83,7 +87,7 @@ func (r *Report) String() string {
 	if total == 0 {
 		total = 1
 	}
-	fmt.Fprintf(&b, "twice: %s: %d of %d scenarios broke a promise\n\n", r.Job, len(r.Findings), total)
+	fmt.Fprintf(&b, "twice: %s: %d of %d scenarios broke a promise\n\n", printableName(r.Job), len(r.Findings), total)
 	f := r.Findings[0]
 	b.WriteString(f.Headline + "\n")
 	b.WriteString("\n" + f.Timeline)
@@ -134,6 +138,9 @@ func (r *Report) notChecked() string {
 	}
 	if r.leftOut != "" {
 		s += "\n" + r.leftOut
+	}
+	if r.wallLeft != "" {
+		s += "\n" + r.wallLeft
 	}
 	if r.covered != "" {
 		s += "\n" + r.covered

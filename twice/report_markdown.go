@@ -14,7 +14,9 @@ import (
 // (the attempts, PostgreSQL and each effect provider as participants, every
 // point, the crash marker, and in concurrent scenarios the lock waits and who
 // released them). Like the text, it is a deterministic function of the check.
-func (r *Report) Markdown() string {
+func (r *Report) Markdown() string { return printableText(r.markdown()) }
+
+func (r *Report) markdown() string {
 	var b strings.Builder
 	head, _, _ := strings.Cut(r.String(), "\n")
 	fmt.Fprintf(&b, "## %s\n\n```text\n%s\n```\n", head, r.String())

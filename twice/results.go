@@ -88,6 +88,12 @@ type AttemptRecord struct {
 	// even after its context was cancelled.
 	Hung   bool
 	Leaked bool
+	// Slow: when Hung, its latest statement was still running in
+	// PostgreSQL (a slow job, not one doing nothing).
+	Slow bool
+	// AfterRun holds the first call a goroutine the attempt started made
+	// on its handles after Run returned (refused); empty when none did.
+	AfterRun []string
 	// CrashedBeforeAck: the attempt returned, then the check crashed it
 	// before the ack (the crash@end scenario). In the AckLost scenario the
 	// attempt returns normally and the queue loses its ack: that shows in

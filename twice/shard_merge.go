@@ -165,11 +165,13 @@ func mergeCheck(shards []JSONReport) (JSONReport, error) {
 // Markdown is a merged report for a reader and for GitHub's job summary:
 // the verdict, then each finding with its replay line, its timeline, the
 // database's differences, the effects and the hints.
-func (r JSONReport) Markdown() string {
+func (r JSONReport) Markdown() string { return printableText(r.markdown()) }
+
+func (r JSONReport) markdown() string {
 	var b strings.Builder
-	name := r.Job
+	name := printableName(r.Job)
 	if r.Test != "" {
-		name = r.Test + " · " + r.Job
+		name = printableName(r.Test) + " · " + name
 	}
 	switch r.Verdict {
 	case "error":

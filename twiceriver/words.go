@@ -86,6 +86,9 @@ func riverLabel(label string) string {
 	case "PGAdvisoryXactLock":
 		return "River's advisory lock of a unique insert"
 	}
+	if !riverStatements[name] {
+		return label // the app's own sqlc query: not River's to name
+	}
 	return "River's " + name
 }
 

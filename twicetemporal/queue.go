@@ -106,7 +106,7 @@ func (q *queue) options() []twice.Option {
 	opts := []twice.Option{
 		twice.TerminalError(q.nonRetryable),
 		twice.QueueBookkeeping(q.fetch, nil),
-		twice.QueueWords(q.words),
+		twice.QueueWordsOf(q.words),
 		twice.WithoutDuplicateEnqueue("Temporal schedules an activity once, from its workflow's history: every retry keeps its workflow ID and activity ID"),
 	}
 	if p := q.act.Options.RetryPolicy; p != nil && p.MaximumAttempts > 0 {

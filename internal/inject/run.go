@@ -51,6 +51,7 @@ type Run struct {
 	crashAt Step // the point refused by the crash; Index 0 when the crash came between points
 	reason  string
 	cutters []func()
+	late    []string // the labels of calls refused because the job had returned
 }
 
 type runKey struct{}
@@ -107,6 +108,7 @@ func (r *Run) EnterStep(ctx context.Context, s Step) (Step, error) {
 		return Step{}, r.crashError()
 	}
 	if r.done {
+		r.late = append(r.late, s.Label)
 		r.mu.Unlock()
 		return Step{}, fmt.Errorf("%s: %w", r.name, ErrFinished)
 	}
@@ -178,6 +180,15 @@ func (r *Run) crash(at Step, reason string) {
 // transaction the job left open).
 var ErrFinished = errors.New("twice: the attempt had already returned; its context is no longer usable")
 
+// Refuse refuses the attempt's later calls with [ErrFinished] (see
+// [Run.Late]) without cancelling its context yet: the harness watches what
+// the goroutines the job left running still try, then calls Finish.
+func (r *Run) Refuse() {
+	r.mu.Lock()
+	r.done = true
+	r.mu.Unlock()
+}
+
 // Finish ends the attempt once its job function has returned: its context is
 // cancelled and later calls with it are refused.
 func (r *Run) Finish() {
@@ -185,6 +196,14 @@ func (r *Run) Finish() {
 	r.done = true
 	r.mu.Unlock()
 	r.cancel(context.Canceled)
+}
+
+// Late returns the labels of the calls refused with [ErrFinished]: made
+// with the attempt's context after its job function had returned.
+func (r *Run) Late() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.late...)
 }
 
 // Steps returns the points the attempt reached (the refused crash point is

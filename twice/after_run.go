@@ -1,0 +1,128 @@
+package twice
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"runtime/pprof"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// A goroutine the job starts inherits the pprof labels of the goroutine
+// that starts it: the job's goroutine carries a label of its attempt, so
+// that once Run returned the check can tell whether goroutines the attempt
+// started still run, and report the first call they make on the attempt's
+// handles, which is refused (inject.ErrFinished). The finding is the attempt's, the
+// same on every run: never a pass, never the next scenario's.
+
+// afterRunLabel is the pprof label key of an attempt's goroutines.
+const afterRunLabel = "twice-attempt"
+
+// afterRunGrace bounds the wait for a call from the goroutines an attempt
+// left running: a goroutine that waits longer before its first call is not
+// seen.
+const afterRunGrace = 500 * time.Millisecond
+
+var attemptLabels atomic.Int64
+
+// nextAttemptLabel is the label of an attempt about to start.
+func nextAttemptLabel() string { return strconv.FormatInt(attemptLabels.Add(1), 10) }
+
+// labelGoroutine labels the calling goroutine (the one that runs the job's
+// function, and ends with it) with an attempt's label; the goroutines the
+// job starts inherit it.
+func labelGoroutine(label string) {
+	pprof.SetGoroutineLabels(pprof.WithLabels(context.Background(), pprof.Labels(afterRunLabel, label)))
+}
+
+// afterRun runs once the job's function returned, before its context is
+// cancelled. When goroutines the attempt started still run (the library's
+// own, such as a pool's health check, aside), it refuses the attempt's
+// calls from now on and waits, at most afterRunGrace, until one of them
+// makes a call or they all end. It returns the first call refused, or
+// nothing.
+func (ra *runningAttempt) afterRun() []string {
+	if ra.label == "" || jobGoroutines(ra.label) == 0 {
+		return nil
+	}
+	ra.run.Refuse()
+	deadline := time.Now().Add(afterRunGrace)
+	for {
+		for _, l := range ra.run.Late() {
+			if !strings.HasPrefix(l, "ROLLBACK") { // database/sql rolling back a transaction the job left open
+				return []string{l}
+			}
+		}
+		if !time.Now().Before(deadline) || jobGoroutines(ra.label) == 0 {
+			return nil
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// jobGoroutines counts the goroutines labelled with label whose function
+// is the job's (not the standard library's, pgx's or twicekit's).
+func jobGoroutines(label string) int {
+	var buf bytes.Buffer
+	if err := pprof.Lookup("goroutine").WriteTo(&buf, 1); err != nil {
+		return 0
+	}
+	want := fmt.Sprintf("%q:%q", afterRunLabel, label)
+	n := 0
+	for _, rec := range strings.Split(buf.String(), "\n\n") {
+		if !strings.Contains(rec, want) {
+			continue
+		}
+		entry := ""
+		sc := bufio.NewScanner(strings.NewReader(rec))
+		for sc.Scan() {
+			if f := strings.Fields(sc.Text()); len(f) >= 3 && f[0] == "#" {
+				entry = f[2]
+			}
+		}
+		if entry == "" || libraryFunc(entry) {
+			continue
+		}
+		count, _ := strconv.Atoi(strings.Fields(rec)[0])
+		n += count
+	}
+	return n
+}
+
+// libraryPrefixes are the packages whose goroutines are not the job's own
+// even when the job's code started them: the drivers', the queues' and
+// twicekit's.
+var libraryPrefixes = []string{
+	"github.com/jackc/", "github.com/riverqueue/", "github.com/hibiken/asynq", "github.com/vgarvardt/gue", "go.temporal.io/",
+	"github.com/redis/", "golang.org/x/net/", "google.golang.org/grpc",
+	"github.com/twicekit/twicekit/internal/", "github.com/twicekit/twicekit/twice.", "github.com/twicekit/twicekit/effects.",
+	"github.com/twicekit/twicekit/pgfixture.", "github.com/twicekit/twicekit/faults.", "github.com/twicekit/twicekit/twiceriver.",
+	"github.com/twicekit/twicekit/twiceasynq.", "github.com/twicekit/twicekit/twicegue.", "github.com/twicekit/twicekit/twicetemporal.",
+}
+
+// libraryFunc reports whether fn (with its offset, "pkg.f+0x1f") belongs
+// to the standard library, pgx or twicekit itself.
+func libraryFunc(fn string) bool {
+	first, _, _ := strings.Cut(fn, "/")
+	if !strings.Contains(first, ".") {
+		return true // the standard library
+	}
+	for _, p := range libraryPrefixes {
+		if strings.HasPrefix(fn, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func afterRunProblem(rec AttemptRecord) Problem {
+	return Problem{Kind: ProblemAfterRun, Attempt: attemptName(rec),
+		Text: fmt.Sprintf("a goroutine the attempt started kept using its handles after Run returned: %s (%s)\n"+
+			"(the attempt's context refused those calls, so what they meant to do is lost on every delivery: "+
+			"wait for the goroutine before Run returns (a sync.WaitGroup), or do its work in Run)",
+			strings.Join(rec.AfterRun, "; "), attemptName(rec))}
+}

@@ -1,0 +1,89 @@
+package twice_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/twicekit/twicekit/twice"
+)
+
+// auditAfterReturn settles the order in Run and leaves the audit row to a
+// goroutine that writes after Run returned (wait false), or waits for it
+// before returning (wait true).
+func auditAfterReturn(wait bool) func(ctx context.Context, a *twice.Attempt) error {
+	return func(ctx context.Context, a *twice.Attempt) error {
+		if _, err := a.Pool.Exec(ctx, `UPDATE orders SET settled = true WHERE id = 6735`); err != nil {
+			return err
+		}
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if !wait {
+				time.Sleep(20 * time.Millisecond) // Run has returned by now
+			}
+			for range 3 {
+				if _, err := a.Pool.Exec(ctx, `UPDATE orders SET notified = true WHERE id = 6735`); err != nil {
+					time.Sleep(5 * time.Millisecond)
+				}
+			}
+		}()
+		if wait {
+			wg.Wait()
+		}
+		return nil
+	}
+}
+
+// TestAGoroutineUsingHandlesAfterRunIsAFinding: a job whose goroutine
+// writes through the attempt's handles after Run returned gets its own
+// finding, in the attempt that started it (the reference run's), the same
+// on every run; the twin that waits for its goroutine passes.
+func TestAGoroutineUsingHandlesAfterRunIsAFinding(t *testing.T) {
+	t.Parallel()
+	rep := twice.Check(context.Background(), orderJob("audit after return", auditAfterReturn(false)))
+	require.NoError(t, rep.Err)
+	require.Len(t, rep.Findings, 1, rep.String())
+	f := rep.Findings[0]
+	require.Equal(t, "once", f.Token, "the reference run's attempt started the goroutine")
+	require.Equal(t, "a goroutine the attempt started kept using its handles after Run returned: the reference run (one clean delivery)", f.Headline)
+	require.Len(t, f.Problems, 1)
+	require.Equal(t, twice.ProblemAfterRun, f.Problems[0].Kind)
+	require.Equal(t, "a goroutine the attempt started kept using its handles after Run returned: UPDATE orders SET notified = true WHERE id = 6735 (attempt 1 of job-1)\n"+
+		"(the attempt's context refused those calls, so what they meant to do is lost on every delivery: wait for the goroutine before Run returns (a sync.WaitGroup), or do its work in Run)",
+		f.Problems[0].Text)
+
+	rep = twice.Check(context.Background(), orderJob("audit after return", auditAfterReturn(true)))
+	require.True(t, rep.OK(), rep.String())
+}
+
+// auditOnBackground is auditAfterReturn(false) with its goroutine on
+// context.Background(): its calls are not the attempt's at all.
+func auditOnBackground(ctx context.Context, a *twice.Attempt) error {
+	if _, err := a.Pool.Exec(ctx, `UPDATE orders SET settled = true WHERE id = 6735`); err != nil {
+		return err
+	}
+	go func() {
+		time.Sleep(20 * time.Millisecond) // Run has returned by now
+		_, _ = a.Pool.Exec(context.Background(), `UPDATE orders SET notified = true WHERE id = 6735`)
+	}()
+	return nil
+}
+
+// TestAGoroutineOnABackgroundContextIsFoundInItsAttempt: the same goroutine
+// on context.Background() is found in the attempt that started it (the
+// reference run's), the same on every run: the check waits for the
+// goroutines an attempt left running before the next scenario.
+func TestAGoroutineOnABackgroundContextIsFoundInItsAttempt(t *testing.T) {
+	t.Parallel()
+	rep := twice.Check(context.Background(), orderJob("audit on background", auditOnBackground))
+	require.NoError(t, rep.Err)
+	require.Len(t, rep.Findings, 1, rep.String())
+	require.Equal(t, "once", rep.Findings[0].Token, rep.String())
+	require.Equal(t, "the job bypassed its handles: the reference run (one clean delivery)", rep.Findings[0].Headline)
+	require.Contains(t, rep.Findings[0].Problems[0].Text, "UPDATE orders SET notified = true WHERE id = 6735")
+}
