@@ -15,9 +15,13 @@ import (
 type Foreign func(label string)
 
 // Instrument prepares cfg for a worker: connections are dialed through conns
-// (so a crash can cut them), every statement becomes a point of the attempt in
-// its context, and statements are sent without a statement cache, so the
-// points of a job are the same on a cold and a warm connection.
+// (so a crash can cut them) and every statement the job sends becomes a point
+// of the attempt in its context. The exec mode and the caches stay as cfg has
+// them (pgx's default caches statements, as a production pool does): the
+// Parse and Describe pgx sends under a statement on a cold connection are not
+// points, so the points of a job are the same on a cold and a warm
+// connection. A tracer already on cfg (the application's) still sees every
+// statement, after the check's.
 func Instrument(cfg *pgx.ConnConfig, conns *Conns, foreign Foreign) {
 	dial := cfg.DialFunc
 	if dial == nil {
@@ -25,10 +29,7 @@ func Instrument(cfg *pgx.ConnConfig, conns *Conns, foreign Foreign) {
 		dial = d.DialContext
 	}
 	cfg.DialFunc = conns.Dial(dial)
-	cfg.DefaultQueryExecMode = pgx.QueryExecModeExec
-	cfg.StatementCacheCapacity = 0
-	cfg.DescriptionCacheCapacity = 0
-	cfg.Tracer = &tracer{foreign: foreign}
+	cfg.Tracer = chainTracers(&tracer{foreign: foreign}, cfg.Tracer)
 }
 
 // InstrumentPool is [Instrument] for a pool's config; it also makes the pool
@@ -100,8 +101,16 @@ type refusal struct{ cause error }
 func (e refusal) Error() string   { return e.cause.Error() }
 func (e refusal) Unwrap() []error { return []error{e.cause, context.Canceled} }
 
+// inStatementKey marks the context of a statement the job sent: the
+// prepare pgx makes under it (to fill its caches) is part of it, not a point.
+type inStatementKey struct{}
+
+func inStatement(ctx context.Context) context.Context {
+	return context.WithValue(ctx, inStatementKey{}, true)
+}
+
 func (t *tracer) TraceQueryStart(ctx context.Context, c *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
-	return t.point(ctx, c, noted(ctx, Label(d.SQL)))
+	return inStatement(t.point(ctx, c, noted(ctx, Label(d.SQL))))
 }
 func (t *tracer) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
 
@@ -113,17 +122,23 @@ func (t *tracer) TraceBatchStart(ctx context.Context, c *pgx.Conn, d pgx.TraceBa
 			label = fmt.Sprintf("batch of %d: %s", n, Label(d.Batch.QueuedQueries[0].SQL))
 		}
 	}
-	return t.point(ctx, c, noted(ctx, Label(label)))
+	return inStatement(t.point(ctx, c, noted(ctx, Label(label))))
 }
 func (t *tracer) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
 func (t *tracer) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData)     {}
 
 func (t *tracer) TraceCopyFromStart(ctx context.Context, c *pgx.Conn, d pgx.TraceCopyFromStartData) context.Context {
-	return t.point(ctx, c, Label("COPY "+d.TableName.Sanitize()+" FROM STDIN"))
+	return inStatement(t.point(ctx, c, Label("COPY "+d.TableName.Sanitize()+" FROM STDIN")))
 }
 func (t *tracer) TraceCopyFromEnd(context.Context, *pgx.Conn, pgx.TraceCopyFromEndData) {}
 
+// TracePrepareStart makes an explicit prepare (conn.Prepare, database/sql's
+// Prepare) a point; the prepare pgx sends under a statement, on a cold
+// connection only, is not one.
 func (t *tracer) TracePrepareStart(ctx context.Context, c *pgx.Conn, d pgx.TracePrepareStartData) context.Context {
+	if ctx.Value(inStatementKey{}) != nil {
+		return ctx
+	}
 	return t.point(ctx, c, Label("PREPARE "+d.SQL))
 }
 func (t *tracer) TracePrepareEnd(context.Context, *pgx.Conn, pgx.TracePrepareEndData) {}
