@@ -114,7 +114,9 @@ func (ra *runningAttempt) wait(timeout time.Duration, ackLost bool) AttemptRecor
 			rec.Leaked = true
 		}
 	}
-	if ackLost && !rec.Hung && res.panic == "" && res.goexit == "" {
+	snoozed := res.err != nil && ra.c.cfg.queue.snooze != nil && ra.c.cfg.queue.snooze(res.err)
+	if ackLost && !rec.Hung && res.panic == "" && res.goexit == "" && !snoozed {
+		// (A delivery that snoozed has no ack to lose.)
 		ra.run.Crash("crashed after the last point, before the ack")
 		rec.CrashedBeforeAck = true
 	}

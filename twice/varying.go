@@ -83,7 +83,10 @@ func (c *checker) secondReference(ctx context.Context, ref *ScenarioRun, rep *Re
 	}
 	wall1 := time.Now()
 	ref.Sessions = mergeSessions(ref.Sessions, again.Sessions)
-	if len(again.Attempts) != 1 || referenceFinding(again, again.Attempts[0], nil, queueConfig{}) != nil || again.Attempts[0].Err != nil {
+	if len(again.Attempts) != len(ref.Attempts) {
+		return nil
+	}
+	if last := again.Attempts[len(again.Attempts)-1]; referenceFinding(again, last, nil, queueConfig{}) != nil || last.Err != nil {
 		return nil
 	}
 	latest := c.cfg.start
