@@ -73,6 +73,7 @@ func (c *checker) startAttempt(ctx context.Context, w *inject.Worker, jobID stri
 		ra.done <- attemptExit{}
 		return ra
 	}
+	w.Owner.Begin(run) // a call on w's handles without the attempt's context is this attempt's
 	go func() {
 		returned := false
 		defer func() {
@@ -121,6 +122,7 @@ func (ra *runningAttempt) wait(timeout time.Duration, ackLost bool) AttemptRecor
 		rec.CrashedBeforeAck = true
 	}
 	ra.run.Finish()
+	ra.worker.Owner.End(ra.run)
 	rec.Points = ra.run.Steps()
 	rec.Crashed, rec.CrashAt, rec.Reason = ra.run.Crashed()
 	rec.Err, rec.Panic, rec.Goexit = res.err, res.panic, res.goexit

@@ -10,8 +10,9 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// Foreign is called when a statement carries a context that belongs to no
-// attempt; label names the statement.
+// Foreign is called when a statement belongs to no attempt (its context
+// carries none, and no attempt runs on the handles); label names the
+// statement.
 type Foreign func(label string)
 
 // Instrument prepares cfg for a worker: connections are dialed through conns
@@ -22,32 +23,48 @@ type Foreign func(label string)
 // points, so the points of a job are the same on a cold and a warm
 // connection. A tracer already on cfg (the application's) still sees every
 // statement, after the check's.
-func Instrument(cfg *pgx.ConnConfig, conns *Conns, foreign Foreign) {
+func Instrument(cfg *pgx.ConnConfig, conns *Conns, owner *Owner) {
 	dial := cfg.DialFunc
 	if dial == nil {
 		var d net.Dialer
 		dial = d.DialContext
 	}
 	cfg.DialFunc = conns.Dial(dial)
-	cfg.Tracer = chainTracers(&tracer{foreign: foreign}, cfg.Tracer)
+	cfg.Tracer = chainTracers(&tracer{owner: owner}, cfg.Tracer)
 }
 
 // InstrumentPool is [Instrument] for a pool's config; it also makes the pool
 // drop connections that a crash cut instead of handing them to the next
 // attempt.
-func InstrumentPool(cfg *pgxpool.Config, conns *Conns, foreign Foreign) {
-	Instrument(cfg.ConnConfig, conns, foreign)
-	cfg.PrepareConn = func(_ context.Context, c *pgx.Conn) (bool, error) {
-		return !c.IsClosed() && !IsCut(c.PgConn().Conn()), nil
+func InstrumentPool(cfg *pgxpool.Config, conns *Conns, owner *Owner) {
+	Instrument(cfg.ConnConfig, conns, owner)
+	appPrepare, appBefore, appRelease := cfg.PrepareConn, cfg.BeforeAcquire, cfg.AfterRelease //nolint:staticcheck // BeforeAcquire: an application may still set it
+	cfg.BeforeAcquire = nil                                                                 //nolint:staticcheck
+	cfg.PrepareConn = func(ctx context.Context, c *pgx.Conn) (bool, error) {
+		if c.IsClosed() || IsCut(c.PgConn().Conn()) {
+			return false, nil
+		}
+		if appBefore != nil && !appBefore(ctx, c) {
+			return false, nil
+		}
+		if appPrepare != nil {
+			return appPrepare(ctx, c)
+		}
+		return true, nil
 	}
-	cfg.AfterRelease = func(c *pgx.Conn) bool { return !IsCut(c.PgConn().Conn()) }
+	cfg.AfterRelease = func(c *pgx.Conn) bool {
+		if IsCut(c.PgConn().Conn()) {
+			return false
+		}
+		return appRelease == nil || appRelease(c)
+	}
 }
 
 // tracer turns statements into points. Refusing a statement means: cut its
 // connection and hand pgx an already-cancelled context, which fails the
 // statement before anything is sent (panicking inside the tracer would leak
 // the pooled connection).
-type tracer struct{ foreign Foreign }
+type tracer struct{ owner *Owner }
 
 var cancelled = sync.OnceValue(func() context.Context {
 	ctx, cancel := context.WithCancelCause(context.Background())
@@ -60,11 +77,12 @@ func (t *tracer) point(ctx context.Context, c *pgx.Conn, label string) context.C
 		// A connection the crash already cut: fail quietly, whatever the context.
 		return refused(ctx, ErrCrashed)
 	}
-	r := FromContext(ctx)
+	r := t.owner.runOf(ctx)
 	if r == nil {
-		if t.foreign != nil {
-			t.foreign(label)
+		if letThrough(label, nil) {
+			return ctx
 		}
+		t.owner.refuseForeign(label)
 		return refused(ctx, ErrForeignContext)
 	}
 	s := Step{Kind: SQL, Label: label}
@@ -72,6 +90,9 @@ func (t *tracer) point(ctx context.Context, c *pgx.Conn, label string) context.C
 		s.Backend = c.PgConn().PID()
 	}
 	if _, err := r.EnterStep(ctx, s); err != nil {
+		if letThrough(label, err) {
+			return ctx
+		}
 		if c != nil {
 			_ = c.PgConn().Conn().Close()
 		}
