@@ -39,7 +39,7 @@ func Instrument(cfg *pgx.ConnConfig, conns *Conns, owner *Owner) {
 func InstrumentPool(cfg *pgxpool.Config, conns *Conns, owner *Owner) {
 	Instrument(cfg.ConnConfig, conns, owner)
 	appPrepare, appBefore, appRelease := cfg.PrepareConn, cfg.BeforeAcquire, cfg.AfterRelease //nolint:staticcheck // BeforeAcquire: an application may still set it
-	cfg.BeforeAcquire = nil                                                                 //nolint:staticcheck
+	cfg.BeforeAcquire = nil                                                                   //nolint:staticcheck
 	cfg.PrepareConn = func(ctx context.Context, c *pgx.Conn) (bool, error) {
 		if c.IsClosed() || IsCut(c.PgConn().Conn()) {
 			return false, nil
