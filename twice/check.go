@@ -151,7 +151,7 @@ func newChecker(ctx context.Context, job Job, cfg *config) (*checker, error) {
 	if cfg.testName != "" {
 		db.Label(cfg.testName + " · " + job.Name) // a kept database replaces the one this test kept before
 	}
-	worker, err := inject.NewWorker(workerConfig(db))
+	worker, err := inject.NewWorkerConfigured(workerConfig(db), cfg.configurePool)
 	if err != nil {
 		release()
 		_ = db.Close(ctx, false)

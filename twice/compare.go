@@ -88,7 +88,7 @@ func referenceFinding(ref *ScenarioRun, first AttemptRecord, unseen []string, q 
 			Text: fmt.Sprintf("the job never finished on a clean run: it snoozed on every one of its %s (the last time: %v)\n(the reference run must end once before twice can compare anything with it)", count(len(ref.Attempts), "delivery"), first.Err)})
 	case first.Err != nil && !first.Terminal && len(ref.Foreign) == 0:
 		f.Problems = append(f.Problems, Problem{Kind: ProblemCleanRunFailed, Attempt: attemptName(first),
-			Text: fmt.Sprintf("the job failed on a clean run: %v\n(the reference run must succeed once before twice can compare anything with it)", first.Err)})
+			Text: fmt.Sprintf("the job failed on a clean run: %v%s\n(the reference run must succeed once before twice can compare anything with it)", first.Err, typeHint(first.Err))})
 	}
 	if len(ref.Foreign) > 0 {
 		f.Problems = append(f.Problems, foreignProblem(ref.Foreign))

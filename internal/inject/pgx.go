@@ -72,7 +72,24 @@ var cancelled = sync.OnceValue(func() context.Context {
 	return ctx
 })
 
+// connSetupKey marks the context of what an application's AfterConnect
+// sends on a new connection.
+type connSetupKey struct{}
+
+// ConnSetup returns ctx whose statements set up a new connection (an
+// application's AfterConnect loading its types): they are sent, and are no
+// point of any attempt.
+func ConnSetup(ctx context.Context) context.Context {
+	return context.WithValue(ctx, connSetupKey{}, true)
+}
+
 func (t *tracer) point(ctx context.Context, c *pgx.Conn, label string) context.Context {
+	if ctx.Value(connSetupKey{}) != nil {
+		if c != nil && IsCut(c.PgConn().Conn()) {
+			return refused(ctx, ErrCrashed)
+		}
+		return ctx
+	}
 	if c != nil && IsCut(c.PgConn().Conn()) {
 		// A connection the crash already cut: fail quietly, whatever the context.
 		return refused(ctx, ErrCrashed)

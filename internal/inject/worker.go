@@ -67,7 +67,10 @@ func NewWorkerConfigured(cfg *pgx.ConnConfig, configure func(*pgxpool.Config)) (
 	scfg := pcfg.ConnConfig.Copy()
 	var sqlOpts []stdlib.OptionOpenDB
 	if after := pcfg.AfterConnect; after != nil {
-		sqlOpts = append(sqlOpts, stdlib.OptionAfterConnect(after))
+		// What the application does on a new connection is not a point: a
+		// cold connection would otherwise have points a warm one has not.
+		pcfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error { return after(ConnSetup(ctx), c) }
+		sqlOpts = append(sqlOpts, stdlib.OptionAfterConnect(pcfg.AfterConnect))
 	}
 	InstrumentPool(pcfg, w.Conns, w.Owner)
 	pool, err := pgxpool.NewWithConfig(context.Background(), pcfg)
