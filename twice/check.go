@@ -328,9 +328,12 @@ type playArgs struct {
 	chooser sched.Chooser
 }
 
-// scenario resets the database, seeds it, plays the scenario as its kind
+// scenario gives the workers fresh sessions, resets the database, seeds it, plays the scenario as its kind
 // says (scenario.go) and records the outcome.
 func (c *checker) scenario(ctx context.Context, s Scenario, how playArgs) (*ScenarioRun, error) {
+	if err := c.freshSessions(ctx); err != nil { // freshsessions.go
+		return nil, err
+	}
 	if err := c.db.Reset(ctx); err != nil {
 		return nil, fmt.Errorf("twice: internal error: resetting the database: %w", err)
 	}

@@ -160,3 +160,14 @@ func (w *Worker) Close() {
 	w.Pool.Close()
 	_ = w.DB.Close()
 }
+
+// Fresh ends every session of the worker (its pool's, its *sql.DB's, and
+// those of pools built from a.Pool.Config(), which dial through the same
+// registry): the next attempt starts on new sessions, with no temporary
+// table, advisory lock, SET, prepared statement or LISTEN of an earlier one.
+// Nothing may run on the worker while it is called.
+func (w *Worker) Fresh() {
+	w.Cut()
+	w.Pool.Reset()
+	w.Heal()
+}
