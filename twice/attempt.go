@@ -77,6 +77,7 @@ func (c *checker) startAttempt(ctx context.Context, w *inject.Worker, jobID stri
 		return ra
 	}
 	ra.label = nextAttemptLabel()
+	w.Owner.Begin(run) // a call on w's handles without the attempt's context is this attempt's
 	go func() {
 		returned := false
 		defer func() {
@@ -120,12 +121,15 @@ func (ra *runningAttempt) wait(timeout time.Duration, ackLost bool) AttemptRecor
 			rec.Leaked = true
 		}
 	}
-	if ackLost && !rec.Hung && res.panic == "" && res.goexit == "" {
+	snoozed := res.err != nil && ra.c.cfg.queue.snooze != nil && ra.c.cfg.queue.snooze(res.err)
+	if ackLost && !rec.Hung && res.panic == "" && res.goexit == "" && !snoozed {
+		// (A delivery that snoozed has no ack to lose.)
 		ra.run.Crash("crashed after the last point, before the ack")
 		rec.CrashedBeforeAck = true
 	}
 	rec.AfterRun = ra.afterRun()
 	ra.run.Finish()
+	ra.worker.Owner.End(ra.run)
 	rec.Points = ra.run.Steps()
 	rec.Crashed, rec.CrashAt, rec.Reason = ra.run.Crashed()
 	rec.Err, rec.Panic, rec.Goexit = res.err, res.panic, res.goexit

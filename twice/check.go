@@ -169,7 +169,7 @@ func newChecker(ctx context.Context, job Job, cfg *config) (*checker, error) {
 	if cfg.testName != "" {
 		db.Label(cfg.testName + " · " + job.Name) // a kept database replaces the one this test kept before
 	}
-	worker, err := inject.NewWorker(workerConfig(db))
+	worker, err := inject.NewWorkerConfigured(workerConfig(db), cfg.configurePool)
 	if err != nil {
 		release()
 		_ = db.Close(ctx, false)
@@ -234,7 +234,8 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 		}
 	}()
 	rep.Reference = ref
-	first := ref.Attempts[0]
+	last := lastDelivery(ref) // the delivery that ended the job (earlier ones snoozed)
+	points := referencePoints(ref)
 	ref.Verdict = Kept
 	unseen, err := c.unseenWrites(ctx, ref) // sessions.go
 	if err != nil {
@@ -244,7 +245,7 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 	if len(unseen) > 0 && len(ref.Sessions) == 0 {
 		c.nameUnseenSession(ctx, ref) // sessions.go
 	}
-	if f := referenceFinding(ref, first, unseen, c.cfg.queue); f != nil {
+	if f := referenceFinding(ref, last, unseen, c.cfg.queue); f != nil {
 		ref.Verdict = Broken
 		rep.Findings = append(rep.Findings, *f)
 		return
@@ -255,14 +256,14 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 	}
 	if len(ref.Sessions) > 0 { // the second clean run saw what the first did not
 		ref.Verdict = Broken
-		rep.Findings = append(rep.Findings, *referenceFinding(ref, first, nil, c.cfg.queue))
+		rep.Findings = append(rep.Findings, *referenceFinding(ref, last, nil, c.cfg.queue))
 		return
 	}
 	clean := time.Since(refStarted)
 	if !c.cfg.oneReference {
 		clean /= 2
 	}
-	scenarios, err := plan(first.Points, c.cfg, &c.leftOut)
+	scenarios, err := plan(points, c.cfg, &c.leftOut)
 	if err != nil {
 		rep.Err = err
 		return
@@ -272,7 +273,7 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 		scenarios = c.cfg.pick(scenarios, b)
 	}
 	for i := range scenarios {
-		scenarios[i].Of = len(first.Points)
+		scenarios[i].Of = len(points)
 	}
 	if rep.shard != nil { // shard.go
 		for _, s := range scenarios {
@@ -297,11 +298,11 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 		concRuns := 0
 		if c.cfg.concurrentMayRun() && c.shard.owns(concurrentShardToken) {
 			b, _ := c.cfg.conc.resolveBudget() // plan has reported its error
-			concRuns = b.explore(len(first.Points)).Runs
+			concRuns = b.explore(len(points)).Runs
 		}
-		scenarios, wp = fitWall(scenarios, len(first.Points), wall, time.Since(c.started), clean, len(lanes), concRuns, func(limit int) map[int]bool {
+		scenarios, wp = fitWall(scenarios, len(points), wall, time.Since(c.started), clean, len(lanes), concRuns, func(limit int) map[int]bool {
 			keep := map[int]bool{}
-			for _, i := range keepPoints(first.Points, len(first.Points), limit) {
+			for _, i := range keepPoints(points, len(points), limit) {
 				keep[i] = true
 			}
 			return keep
@@ -389,9 +390,12 @@ type playArgs struct {
 	chooser sched.Chooser
 }
 
-// scenario resets the database, seeds it, plays the scenario as its kind
+// scenario gives the workers fresh sessions, resets the database, seeds it, plays the scenario as its kind
 // says (scenario.go) and records the outcome.
 func (c *checker) scenario(ctx context.Context, s Scenario, how playArgs) (*ScenarioRun, error) {
+	if err := c.freshSessions(ctx); err != nil { // freshsessions.go
+		return nil, err
+	}
 	if err := c.db.Reset(ctx); err != nil {
 		return nil, fmt.Errorf("twice: internal error: resetting the database: %w", err)
 	}
@@ -471,36 +475,65 @@ func (c *checker) next(sr *ScenarioRun, jobID string) int {
 	return sr.numbers[jobID]
 }
 
-// delivery says how the queue treats the first attempt of a job; the later
-// ones run without faults.
+// delivery says how the queue treats a job: the fault of the scenario,
+// which strikes once, in the delivery that reaches its point; every other
+// delivery runs clean.
 type delivery struct {
-	first            inject.Plan   // the first attempt's faults
-	crashAfterReturn bool          // crash it after it returns, before the ack
-	loseAck          bool          // its ack is lost: delivered again unless the ack committed with the job (queue.go)
-	redriveAfter     time.Duration // the second delivery comes this much later on the check's clock
+	fault            inject.Plan   // the scenario's fault (its points numbered across the job's snoozed deliveries)
+	crashAfterReturn bool          // crash the delivery that does not snooze after it returns, before the ack
+	loseAck          bool          // the ack of the delivery that does not snooze is lost: delivered again unless the ack committed with the job (queue.go)
+	redriveAfter     time.Duration // the delivery after the fault comes this much later on the check's clock
+	wait             func(context.Context, faults.Step) error
+}
+
+// pending reports whether d still has a fault to strike.
+func (d delivery) pending() bool {
+	f := d.fault
+	return f.CrashBefore > 0 || f.CrashAfter > 0 || f.LoseReply > 0 || d.crashAfterReturn || d.loseAck
+}
+
+// struck reports whether rec is the delivery the fault of d struck.
+func (d delivery) struck(rec AttemptRecord, snoozed bool) bool {
+	f := d.fault
+	switch {
+	case rec.Crashed:
+		return true
+	case (d.crashAfterReturn || d.loseAck) && !snoozed:
+		return true
+	case f.LoseReply > 0:
+		for _, p := range rec.Points {
+			if p.Index == f.LoseReply {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // deliver plays the queue for one job ID on the check's worker: it delivers
-// the job until an attempt succeeds, as an at-least-once queue does, the
-// first time as d says. It reports whether the job ended acknowledged.
+// the job until an attempt succeeds, as an at-least-once queue does, with
+// the fault d names. It reports whether the job ended acknowledged.
 func (c *checker) deliver(ctx context.Context, sr *ScenarioRun, jobID string, d delivery) bool {
 	return c.deliverOn(ctx, sr, c.worker, jobID, d)
 }
 
-// deliverOn is deliver on worker w.
+// deliverOn is deliver on worker w. A delivery that snoozes is not a failure
+// and does not count towards MaxDeliveries; the points of the deliveries
+// that snoozed number the next one's on (Plan.Offset), as in the reference
+// run. The fault strikes one delivery: every later one runs clean.
 func (c *checker) deliverOn(ctx context.Context, sr *ScenarioRun, w *inject.Worker, jobID string, d delivery) bool {
-	snoozes := 0
+	snoozes, offset, pending := 0, 0, d.pending()
 	for n := 1; n <= c.cfg.maxDeliveries; n++ {
-		p, lost, crash := inject.Plan{}, false, false
-		if n == 1 {
-			p, lost, crash = d.first, d.crashAfterReturn || d.loseAck, d.crashAfterReturn && !d.loseAck
-		}
-		if n == 2 && d.redriveAfter > 0 {
-			c.mu.Lock()
-			c.clock = c.clock.Add(d.redriveAfter)
-			c.mu.Unlock()
+		p, lost, crash := inject.Plan{Offset: offset, Wait: d.wait}, false, false
+		if pending {
+			p.CrashBefore, p.CrashAfter, p.LoseReply = d.fault.CrashBefore, d.fault.CrashAfter, d.fault.LoseReply
+			lost, crash = d.crashAfterReturn || d.loseAck, d.crashAfterReturn && !d.loseAck
 		}
 		rec := c.startAttempt(ctx, w, jobID, c.next(sr, jobID), p).wait(c.cfg.attemptTimeout, crash)
+		snoozed := c.snoozed(rec)
+		if snoozed {
+			lost = false
+		}
 		c.afterAttempt(ctx, &rec, lost)
 		sr.Attempts = append(sr.Attempts, rec)
 		switch {
@@ -514,10 +547,19 @@ func (c *checker) deliverOn(ctx context.Context, sr *ScenarioRun, w *inject.Work
 			sr.Problems = append(sr.Problems, afterRunProblem(rec))
 			return false
 		}
+		if pending && d.struck(rec, snoozed) {
+			pending = false
+			if d.redriveAfter > 0 {
+				c.mu.Lock()
+				c.clock = c.clock.Add(d.redriveAfter)
+				c.mu.Unlock()
+			}
+		}
 		switch c.outcome(rec) {
 		case outcomeRedeliver:
 			continue
 		case outcomeLater:
+			offset += len(rec.Points)
 			if snoozes++; snoozes < c.cfg.maxDeliveries {
 				n--
 			}
@@ -533,6 +575,12 @@ func (c *checker) deliverOn(ctx context.Context, sr *ScenarioRun, w *inject.Work
 	sr.Problems = append(sr.Problems, Problem{Kind: ProblemGaveUp, Attempt: jobID,
 		Text: fmt.Sprintf("%s never succeeded: the queue gave up after %s; the last time %s", jobID, count(c.cfg.maxDeliveries, "delivery"), why)})
 	return false
+}
+
+// snoozed reports whether rec returned an error that asks the queue to
+// deliver the job again later (SnoozeError).
+func (c *checker) snoozed(rec AttemptRecord) bool {
+	return !rec.Crashed && rec.Err != nil && c.cfg.queue.snooze != nil && c.cfg.queue.snooze(rec.Err)
 }
 
 func (c *checker) seed(ctx context.Context) error {

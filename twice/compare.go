@@ -89,9 +89,12 @@ func referenceFinding(ref *ScenarioRun, first AttemptRecord, unseen []string, q 
 		f.Problems = append(f.Problems, hungProblem(first, 0))
 	case len(first.AfterRun) > 0:
 		f.Problems = append(f.Problems, afterRunProblem(first))
+	case first.Err != nil && q.snooze != nil && q.snooze(first.Err) && len(ref.Foreign) == 0:
+		f.Problems = append(f.Problems, Problem{Kind: ProblemCleanRunFailed, Attempt: attemptName(first),
+			Text: fmt.Sprintf("the job never finished on a clean run: it snoozed on every one of its %s (the last time: %v)\n(the reference run must end once before twice can compare anything with it)", count(len(ref.Attempts), "delivery"), first.Err)})
 	case first.Err != nil && !first.Terminal && len(ref.Foreign) == 0:
 		f.Problems = append(f.Problems, Problem{Kind: ProblemCleanRunFailed, Attempt: attemptName(first),
-			Text: fmt.Sprintf("the job failed on a clean run: %v\n(the reference run must succeed once before twice can compare anything with it)", first.Err)})
+			Text: fmt.Sprintf("the job failed on a clean run: %v%s\n(the reference run must succeed once before twice can compare anything with it)", first.Err, typeHint(first.Err))})
 	}
 	if len(ref.Foreign) > 0 {
 		f.Problems = append(f.Problems, foreignProblem(ref.Foreign))
@@ -164,8 +167,14 @@ func crashLabel(sr *ScenarioRun) string {
 			return a.CrashAt.Label
 		}
 	}
-	if p := sr.Scenario.Point; p > 0 && len(sr.Attempts) > 0 && p <= len(sr.Attempts[0].Points) {
-		return sr.Attempts[0].Points[p-1].Label
+	if p := sr.Scenario.Point; p > 0 {
+		for _, a := range sr.Attempts { // numbered across the deliveries that snoozed
+			for _, st := range a.Points {
+				if st.Index == p {
+					return st.Label
+				}
+			}
+		}
 	}
 	return ""
 }

@@ -265,7 +265,7 @@ func (c *checker) concurrentWorkers() error {
 			params["default_transaction_isolation"] = strings.ToLower(iso.String())
 		}
 		cfg.RuntimeParams = params
-		w, err := inject.NewWorker(cfg)
+		w, err := inject.NewWorkerConfigured(cfg, c.cfg.configurePool)
 		if err != nil {
 			return err
 		}

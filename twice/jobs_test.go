@@ -186,9 +186,15 @@ func panics(ctx context.Context, a *twice.Attempt) error {
 	return nil
 }
 
-func backgroundContext(_ context.Context, a *twice.Attempt) error {
-	_, err := a.Pool.Exec(context.Background(), `UPDATE customers SET points = 50 WHERE id = $1`, 77)
-	return err
+// backgroundContext sends its email with a context of its own: effect calls
+// are matched to their attempt by their context, so the call is refused.
+// (A statement on a.Pool without a context is the attempt's: see
+// contextfree_test.go.)
+func backgroundContext(ctx context.Context, a *twice.Attempt) error {
+	if _, err := a.Pool.Exec(ctx, `UPDATE customers SET points = 50 WHERE id = $1`, 77); err != nil {
+		return err
+	}
+	return a.Mailer.Send(context.Background(), effects.Email{To: "ann@example.com", Subject: "Your points"})
 }
 
 func failsEveryTime(ctx context.Context, a *twice.Attempt) error {

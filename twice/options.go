@@ -3,6 +3,8 @@ package twice
 import (
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/twicekit/twicekit/effects"
 	"github.com/twicekit/twicekit/pgfixture"
 )
@@ -27,6 +29,7 @@ type config struct {
 	keepFailed     bool
 	start          time.Time
 	sqlDriver      string
+	configurePool  func(*pgxpool.Config) // the application's pool configuration (poolconfig.go)
 	redrives       []time.Duration
 	periodic       time.Duration // Periodic: periodic.go
 	// everyCrashPoint replays crash points that leave the same world as an

@@ -146,7 +146,7 @@ func (c *checker) newLane(ctx context.Context) (lane *checker, ok bool, err erro
 	if err != nil || !ok {
 		return nil, false, err
 	}
-	worker, err := inject.NewWorker(workerConfig(db))
+	worker, err := inject.NewWorkerConfigured(workerConfig(db), c.cfg.configurePool)
 	if err != nil {
 		release()
 		_ = db.Close(ctx, false)

@@ -263,7 +263,7 @@ func (r *Report) Coverage() string {
 	case r.concurrencyOff != "" || r.overlapsOff != "":
 		parts = append(parts, "interleavings not checked")
 	case r.Reference != nil && len(r.Reference.Attempts) > 0:
-		n := len(r.Reference.Attempts[0].Points)
+		n := len(r.Reference.Attempts[0].Points) // the first deliveries interleave
 		parts = append(parts, fmt.Sprintf("interleavings %d of %s (%s)", interleavings, countText(concurrent.Interleavings(n, n)), r.options.Isolation))
 	}
 	return fmt.Sprintf("twice: %s: idempotent in %s: %s", printableName(r.Job), count(len(r.Scenarios), "scenario"), strings.Join(parts, ", "))

@@ -18,7 +18,8 @@ type ScenarioKind int
 
 // The scenarios of a check.
 const (
-	// Once is the reference run: one attempt that succeeds.
+	// Once is the reference run: one clean delivery that succeeds (after
+	// the deliveries that snoozed, if the job snoozes: SnoozeError).
 	Once ScenarioKind = iota
 	// AckLost: the attempt succeeds, its ack is lost, the same job ID is
 	// delivered again. Token "sequential".
@@ -111,7 +112,7 @@ var kinds = [...]kindSpec{
 		token: func(Scenario) string { return "once" },
 		words: func(Scenario, string) string { return "the reference run (one clean delivery)" },
 		play: func(c *checker, ctx context.Context, sr *ScenarioRun, how playArgs) error {
-			sr.Attempts = append(sr.Attempts, c.runAttempt(ctx, job1, c.next(sr, job1), inject.Plan{Wait: how.wait}, false))
+			c.deliverReference(ctx, sr, how.wait)
 			return nil
 		},
 	},
@@ -147,7 +148,7 @@ var kinds = [...]kindSpec{
 			return out
 		},
 		play: func(c *checker, ctx context.Context, sr *ScenarioRun, _ playArgs) error {
-			c.deliver(ctx, sr, job1, delivery{first: inject.Plan{CrashBefore: sr.Scenario.Point}})
+			c.deliver(ctx, sr, job1, delivery{fault: inject.Plan{CrashBefore: sr.Scenario.Point}})
 			return nil
 		},
 	},
@@ -193,7 +194,7 @@ var kinds = [...]kindSpec{
 			return []Scenario{{Kind: CrashAfterApply, Point: at.Index, Label: at.Label}}
 		},
 		play: func(c *checker, ctx context.Context, sr *ScenarioRun, _ playArgs) error {
-			c.deliver(ctx, sr, job1, delivery{first: inject.Plan{CrashAfter: sr.Scenario.Point}})
+			c.deliver(ctx, sr, job1, delivery{fault: inject.Plan{CrashAfter: sr.Scenario.Point}})
 			return nil
 		},
 	},
@@ -208,7 +209,7 @@ var kinds = [...]kindSpec{
 			return []Scenario{{Kind: ReplyLost, Point: at.Index, Label: at.Label}}
 		},
 		play: func(c *checker, ctx context.Context, sr *ScenarioRun, _ playArgs) error {
-			c.deliver(ctx, sr, job1, delivery{first: inject.Plan{LoseReply: sr.Scenario.Point}})
+			c.deliver(ctx, sr, job1, delivery{fault: inject.Plan{LoseReply: sr.Scenario.Point}})
 			return nil
 		},
 	},
@@ -230,7 +231,7 @@ var kinds = [...]kindSpec{
 		},
 		play: func(c *checker, ctx context.Context, sr *ScenarioRun, _ playArgs) error {
 			s := sr.Scenario
-			c.deliver(ctx, sr, job1, delivery{first: inject.Plan{CrashAfter: s.Point}, redriveAfter: s.After})
+			c.deliver(ctx, sr, job1, delivery{fault: inject.Plan{CrashAfter: s.Point}, redriveAfter: s.After})
 			return nil
 		},
 	},

@@ -93,8 +93,10 @@ func (c *checker) secondReference(ctx context.Context, ref *ScenarioRun, rep *Re
 	}
 	wall1 := time.Now()
 	ref.Sessions = mergeSessions(ref.Sessions, again.Sessions)
-	clean := len(again.Attempts) == 1 || (len(again.Attempts) == 2 && again.hasNextRun() && again.Attempts[1].Err == nil)
-	if !clean || referenceFinding(again, again.Attempts[0], nil, queueConfig{}) != nil || again.Attempts[0].Err != nil {
+	if !sameDeliveries(ref, again) {
+		return nil
+	}
+	if last := lastDelivery(again); referenceFinding(again, last, nil, queueConfig{}) != nil || last.Err != nil {
 		return nil
 	}
 	latest := c.cfg.start

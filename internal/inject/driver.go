@@ -182,28 +182,34 @@ func (c dsnConnector) Driver() driver.Driver                        { return c.d
 // foreign (which may be nil). A nil dc gets a registry of its own, which then
 // nothing can cut.
 func WrapConnector(c driver.Connector, dc *DriverConns, foreign Foreign) driver.Connector {
+	return WrapConnectorOwned(c, dc, NewOwner(foreign))
+}
+
+// WrapConnectorOwned is [WrapConnector] for a worker's handles: a call whose
+// context carries no attempt belongs to the attempt running on owner.
+func WrapConnectorOwned(c driver.Connector, dc *DriverConns, owner *Owner) driver.Connector {
 	if dc == nil {
 		dc = NewDriverConns()
 	}
-	return &connector{inner: c, reg: dc, foreign: foreign}
+	return &connector{inner: c, reg: dc, owner: owner}
 }
 
 type connector struct {
-	inner   driver.Connector
-	reg     *DriverConns
-	foreign Foreign
+	inner driver.Connector
+	reg   *DriverConns
+	owner *Owner
 }
 
 // Connect opens a connection, unless the attempt in ctx has crashed.
 func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
-	if err := crashedErr(FromContext(ctx)); err != nil {
+	if err := crashedErr(c.owner.runOf(ctx)); err != nil {
 		return nil, err
 	}
 	ci, err := c.inner.Connect(ctx)
 	if err != nil {
 		return nil, err
 	}
-	w := &drvConn{inner: ci, reg: c.reg, foreign: c.foreign}
+	w := &drvConn{inner: ci, reg: c.reg, owner: c.owner}
 	c.reg.add(w)
 	return w, nil
 }
@@ -243,9 +249,9 @@ const (
 // database/sql behaves as it would on the inner connection (see the notes on
 // each method).
 type drvConn struct {
-	inner   driver.Conn
-	reg     *DriverConns
-	foreign Foreign
+	inner driver.Conn
+	reg   *DriverConns
+	owner *Owner
 
 	mu     sync.Mutex
 	busy   int  // driver calls in progress
@@ -318,7 +324,7 @@ type call struct {
 // the attempt in ctx (or database/sql's immediate retry of one). On success
 // the connection is marked busy until call.done.
 func (c *drvConn) gate(ctx context.Context, label string, k callKind) (*call, error) {
-	r := FromContext(ctx)
+	r := c.owner.runOf(ctx)
 	c.hasCov = false
 	if !c.acquire() {
 		if err := crashedErr(r); err != nil {
@@ -332,10 +338,11 @@ func (c *drvConn) gate(ctx context.Context, label string, k callKind) (*call, er
 		return nil, driver.ErrBadConn
 	}
 	if r == nil {
-		c.release()
-		if c.foreign != nil {
-			c.foreign(label)
+		if letThrough(label, nil) {
+			return &call{c: c, label: label, kind: k, calls: 1}, nil
 		}
+		c.release()
+		c.owner.refuseForeign(label)
 		return nil, fmt.Errorf("%w (%s)", ErrForeignContext, label)
 	}
 	p := &call{c: c, run: r, label: label, kind: k, calls: 1}
@@ -344,6 +351,9 @@ func (c *drvConn) gate(ctx context.Context, label string, k callKind) (*call, er
 		return p, nil
 	}
 	if _, err := r.Enter(ctx, SQL, label); err != nil {
+		if letThrough(label, err) {
+			return p, nil
+		}
 		if errors.Is(err, ErrCrashed) || k == kindTx {
 			// Fail-stop: whatever this connection holds (an open
 			// transaction) is aborted by the server when it is closed.
@@ -484,12 +494,12 @@ func (c *drvConn) PrepareContext(ctx context.Context, query string) (driver.Stmt
 	if covered {
 		c.hasCov = false
 		if !c.acquire() {
-			if err := crashedErr(FromContext(ctx)); err != nil {
+			if err := crashedErr(c.owner.runOf(ctx)); err != nil {
 				return nil, err
 			}
 			return nil, errConnCut
 		}
-		p = &call{c: c, run: FromContext(ctx), kind: kindPrepare, calls: maxBadConnCalls}
+		p = &call{c: c, run: c.owner.runOf(ctx), kind: kindPrepare, calls: maxBadConnCalls}
 	} else if p, err = c.gate(ctx, Label("PREPARE "+query), kindPrepare); err != nil {
 		return nil, err
 	}
@@ -559,7 +569,7 @@ func (c *drvConn) Begin() (driver.Tx, error) {
 // Ping is not a point; it is refused for a crashed attempt and fails with
 // driver.ErrBadConn on a cut connection (DB.PingContext does not retry it).
 func (c *drvConn) Ping(ctx context.Context) error {
-	if err := crashedErr(FromContext(ctx)); err != nil {
+	if err := crashedErr(c.owner.runOf(ctx)); err != nil {
 		return err
 	}
 	if !c.acquire() {
@@ -694,14 +704,14 @@ func (s *drvStmt) admit(ctx context.Context) (*call, error) {
 	if s.coveredOnce {
 		s.coveredOnce = false
 		if !s.c.acquire() {
-			if err := crashedErr(FromContext(ctx)); err != nil {
+			if err := crashedErr(s.c.owner.runOf(ctx)); err != nil {
 				return nil, err
 			}
 			return nil, errConnCut
 		}
 		// The ErrSkip fallback: database/sql does not retry this one
 		// through the wrapper's ExecContext, so no retry token.
-		return &call{c: s.c, run: FromContext(ctx), kind: kindPrepare, calls: maxBadConnCalls}, nil
+		return &call{c: s.c, run: s.c.owner.runOf(ctx), kind: kindPrepare, calls: maxBadConnCalls}, nil
 	}
 	return s.c.gate(ctx, s.label, kindStmt)
 }
@@ -774,7 +784,7 @@ func (w *Worker) UseDriver(driverName, dsn string) error {
 		return err
 	}
 	dc := NewDriverConns()
-	db := sql.OpenDB(WrapConnector(inner, dc, w.recordForeign))
+	db := sql.OpenDB(WrapConnectorOwned(inner, dc, w.Owner))
 	db.SetMaxOpenConns(maxWorkerConns)
 	db.SetMaxIdleConns(maxWorkerConns)
 	old := w.DB // set up before any attempt runs, so nothing uses it now

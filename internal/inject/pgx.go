@@ -10,43 +10,61 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// Foreign is called when a statement carries a context that belongs to no
-// attempt; label names the statement.
+// Foreign is called when a statement belongs to no attempt (its context
+// carries none, and no attempt runs on the handles); label names the
+// statement.
 type Foreign func(label string)
 
 // Instrument prepares cfg for a worker: connections are dialed through conns
-// (so a crash can cut them), every statement becomes a point of the attempt in
-// its context, and statements are sent without a statement cache, so the
-// points of a job are the same on a cold and a warm connection.
-func Instrument(cfg *pgx.ConnConfig, conns *Conns, foreign Foreign) {
+// (so a crash can cut them) and every statement the job sends becomes a point
+// of the attempt in its context. The exec mode and the caches stay as cfg has
+// them (pgx's default caches statements, as a production pool does): the
+// Parse and Describe pgx sends under a statement on a cold connection are not
+// points, so the points of a job are the same on a cold and a warm
+// connection. A tracer already on cfg (the application's) still sees every
+// statement, after the check's.
+func Instrument(cfg *pgx.ConnConfig, conns *Conns, owner *Owner) {
 	dial := cfg.DialFunc
 	if dial == nil {
 		var d net.Dialer
 		dial = d.DialContext
 	}
 	cfg.DialFunc = conns.Dial(dial)
-	cfg.DefaultQueryExecMode = pgx.QueryExecModeExec
-	cfg.StatementCacheCapacity = 0
-	cfg.DescriptionCacheCapacity = 0
-	cfg.Tracer = &tracer{foreign: foreign}
+	cfg.Tracer = chainTracers(&tracer{owner: owner}, cfg.Tracer)
 }
 
 // InstrumentPool is [Instrument] for a pool's config; it also makes the pool
 // drop connections that a crash cut instead of handing them to the next
 // attempt.
-func InstrumentPool(cfg *pgxpool.Config, conns *Conns, foreign Foreign) {
-	Instrument(cfg.ConnConfig, conns, foreign)
-	cfg.PrepareConn = func(_ context.Context, c *pgx.Conn) (bool, error) {
-		return !c.IsClosed() && !IsCut(c.PgConn().Conn()), nil
+func InstrumentPool(cfg *pgxpool.Config, conns *Conns, owner *Owner) {
+	Instrument(cfg.ConnConfig, conns, owner)
+	appPrepare, appBefore, appRelease := cfg.PrepareConn, cfg.BeforeAcquire, cfg.AfterRelease //nolint:staticcheck // BeforeAcquire: an application may still set it
+	cfg.BeforeAcquire = nil                                                                   //nolint:staticcheck
+	cfg.PrepareConn = func(ctx context.Context, c *pgx.Conn) (bool, error) {
+		if c.IsClosed() || IsCut(c.PgConn().Conn()) {
+			return false, nil
+		}
+		if appBefore != nil && !appBefore(ctx, c) {
+			return false, nil
+		}
+		if appPrepare != nil {
+			return appPrepare(ctx, c)
+		}
+		return true, nil
 	}
-	cfg.AfterRelease = func(c *pgx.Conn) bool { return !IsCut(c.PgConn().Conn()) }
+	cfg.AfterRelease = func(c *pgx.Conn) bool {
+		if IsCut(c.PgConn().Conn()) {
+			return false
+		}
+		return appRelease == nil || appRelease(c)
+	}
 }
 
 // tracer turns statements into points. Refusing a statement means: cut its
 // connection and hand pgx an already-cancelled context, which fails the
 // statement before anything is sent (panicking inside the tracer would leak
 // the pooled connection).
-type tracer struct{ foreign Foreign }
+type tracer struct{ owner *Owner }
 
 var cancelled = sync.OnceValue(func() context.Context {
 	ctx, cancel := context.WithCancelCause(context.Background())
@@ -54,16 +72,34 @@ var cancelled = sync.OnceValue(func() context.Context {
 	return ctx
 })
 
+// connSetupKey marks the context of what an application's AfterConnect
+// sends on a new connection.
+type connSetupKey struct{}
+
+// ConnSetup returns ctx whose statements set up a new connection (an
+// application's AfterConnect loading its types): they are sent, and are no
+// point of any attempt.
+func ConnSetup(ctx context.Context) context.Context {
+	return context.WithValue(ctx, connSetupKey{}, true)
+}
+
 func (t *tracer) point(ctx context.Context, c *pgx.Conn, label string) context.Context {
+	if ctx.Value(connSetupKey{}) != nil {
+		if c != nil && IsCut(c.PgConn().Conn()) {
+			return refused(ctx, ErrCrashed)
+		}
+		return ctx
+	}
 	if c != nil && IsCut(c.PgConn().Conn()) {
 		// A connection the crash already cut: fail quietly, whatever the context.
 		return refused(ctx, ErrCrashed)
 	}
-	r := FromContext(ctx)
+	r := t.owner.runOf(ctx)
 	if r == nil {
-		if t.foreign != nil {
-			t.foreign(label)
+		if letThrough(label, nil) {
+			return ctx
 		}
+		t.owner.refuseForeign(label)
 		return refused(ctx, ErrForeignContext)
 	}
 	s := Step{Kind: SQL, Label: label}
@@ -71,6 +107,9 @@ func (t *tracer) point(ctx context.Context, c *pgx.Conn, label string) context.C
 		s.Backend = c.PgConn().PID()
 	}
 	if _, err := r.EnterStep(ctx, s); err != nil {
+		if letThrough(label, err) {
+			return ctx
+		}
 		if c != nil {
 			_ = c.PgConn().Conn().Close()
 		}
@@ -100,8 +139,16 @@ type refusal struct{ cause error }
 func (e refusal) Error() string   { return e.cause.Error() }
 func (e refusal) Unwrap() []error { return []error{e.cause, context.Canceled} }
 
+// inStatementKey marks the context of a statement the job sent: the
+// prepare pgx makes under it (to fill its caches) is part of it, not a point.
+type inStatementKey struct{}
+
+func inStatement(ctx context.Context) context.Context {
+	return context.WithValue(ctx, inStatementKey{}, true)
+}
+
 func (t *tracer) TraceQueryStart(ctx context.Context, c *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
-	return t.point(ctx, c, noted(ctx, Label(d.SQL)))
+	return inStatement(t.point(ctx, c, noted(ctx, Label(d.SQL))))
 }
 func (t *tracer) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
 
@@ -113,17 +160,23 @@ func (t *tracer) TraceBatchStart(ctx context.Context, c *pgx.Conn, d pgx.TraceBa
 			label = fmt.Sprintf("batch of %d: %s", n, Label(d.Batch.QueuedQueries[0].SQL))
 		}
 	}
-	return t.point(ctx, c, noted(ctx, Label(label)))
+	return inStatement(t.point(ctx, c, noted(ctx, Label(label))))
 }
 func (t *tracer) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
 func (t *tracer) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData)     {}
 
 func (t *tracer) TraceCopyFromStart(ctx context.Context, c *pgx.Conn, d pgx.TraceCopyFromStartData) context.Context {
-	return t.point(ctx, c, Label("COPY "+d.TableName.Sanitize()+" FROM STDIN"))
+	return inStatement(t.point(ctx, c, Label("COPY "+d.TableName.Sanitize()+" FROM STDIN")))
 }
 func (t *tracer) TraceCopyFromEnd(context.Context, *pgx.Conn, pgx.TraceCopyFromEndData) {}
 
+// TracePrepareStart makes an explicit prepare (conn.Prepare, database/sql's
+// Prepare) a point; the prepare pgx sends under a statement, on a cold
+// connection only, is not one.
 func (t *tracer) TracePrepareStart(ctx context.Context, c *pgx.Conn, d pgx.TracePrepareStartData) context.Context {
+	if ctx.Value(inStatementKey{}) != nil {
+		return ctx
+	}
 	return t.point(ctx, c, Label("PREPARE "+d.SQL))
 }
 func (t *tracer) TracePrepareEnd(context.Context, *pgx.Conn, pgx.TracePrepareEndData) {}

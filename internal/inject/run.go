@@ -35,6 +35,11 @@ type Plan struct {
 	// (after it is recorded); a scheduler blocks in it. A non-nil error
 	// crashes the attempt at that point.
 	Wait func(ctx context.Context, s Step) error
+	// Offset is how many points the job's earlier deliveries in the same
+	// run of the queue had (deliveries that snoozed): this attempt's points
+	// are numbered from Offset+1, and CrashBefore, CrashAfter and LoseReply
+	// count in those numbers.
+	Offset int
 }
 
 // Run is one attempt as the harness sees it: the points it reached, where it
@@ -112,7 +117,7 @@ func (r *Run) EnterStep(ctx context.Context, s Step) (Step, error) {
 		r.mu.Unlock()
 		return Step{}, fmt.Errorf("%s: %w", r.name, ErrFinished)
 	}
-	s.Index = len(r.steps) + 1
+	s.Index = r.plan.Offset + len(r.steps) + 1
 	if r.plan.CrashBefore == s.Index {
 		r.mu.Unlock()
 		r.crash(s, fmt.Sprintf("crash before point %d", s.Index))
@@ -135,16 +140,17 @@ func (r *Run) EnterStep(ctx context.Context, s Step) (Step, error) {
 // returns [ErrReplyLost] when it says LoseReply; nil otherwise.
 func (r *Run) Applied(ctx context.Context) error {
 	r.mu.Lock()
-	n := len(r.steps)
+	n := r.plan.Offset + len(r.steps)
+	reached := len(r.steps) > 0
 	crashed := r.crashed
 	r.mu.Unlock()
 	switch {
 	case crashed:
 		return r.crashError()
-	case n > 0 && r.plan.CrashAfter == n:
+	case reached && r.plan.CrashAfter == n:
 		r.crash(Step{}, fmt.Sprintf("crash after point %d was applied", n))
 		return r.crashError()
-	case n > 0 && r.plan.LoseReply == n:
+	case reached && r.plan.LoseReply == n:
 		return fmt.Errorf("%s: %w", r.name, ErrReplyLost)
 	}
 	return nil

@@ -20,6 +20,9 @@ type Worker struct {
 	Pool  *pgxpool.Pool
 	DB    *sql.DB
 	Conns *Conns
+	// Owner is the attempt running on the worker: a call on its handles
+	// without an attempt's context is that attempt's.
+	Owner *Owner
 
 	mu      sync.Mutex
 	foreign []string
@@ -36,27 +39,72 @@ const maxWorkerConns = 4
 const MaxConnsPerWorker = 2 * maxWorkerConns
 
 // NewWorker builds a worker on a copy of cfg. Connections are made lazily.
-func NewWorker(cfg *pgx.ConnConfig) (*Worker, error) {
+func NewWorker(cfg *pgx.ConnConfig) (*Worker, error) { return NewWorkerConfigured(cfg, nil) }
+
+// NewWorkerConfigured is [NewWorker] with the application's own pool
+// configuration: configure (nil for none) gets the worker's pool config, as
+// the application's code gets its own, and may set anything an application
+// sets (AfterConnect registering types, RuntimeParams, the exec mode, a
+// tracer, the pool's hooks). Then the check takes back what is its own: where
+// the worker connects, its session name, its bounds on connections, and its
+// instrumentation (its tracer before the application's, its hooks before the
+// application's). The *sql.DB gets the same ConnConfig and AfterConnect.
+func NewWorkerConfigured(cfg *pgx.ConnConfig, configure func(*pgxpool.Config)) (*Worker, error) {
 	w := &Worker{Conns: NewConns()}
+	w.Owner = NewOwner(w.recordForeign)
 	pcfg, err := pgxpool.ParseConfig("")
 	if err != nil {
 		return nil, fmt.Errorf("twice: internal error: pool config: %w", err)
 	}
 	pcfg.ConnConfig = cfg.Copy()
+	if configure != nil {
+		configure(pcfg)
+		keepTarget(pcfg.ConnConfig, cfg)
+	}
 	pcfg.MaxConns = maxWorkerConns
 	pcfg.MinConns = 0
-	InstrumentPool(pcfg, w.Conns, w.recordForeign)
+	pcfg.MinIdleConns = 0
+	scfg := pcfg.ConnConfig.Copy()
+	var sqlOpts []stdlib.OptionOpenDB
+	if after := pcfg.AfterConnect; after != nil {
+		// What the application does on a new connection is not a point: a
+		// cold connection would otherwise have points a warm one has not.
+		pcfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error { return after(ConnSetup(ctx), c) }
+		sqlOpts = append(sqlOpts, stdlib.OptionAfterConnect(pcfg.AfterConnect))
+	}
+	InstrumentPool(pcfg, w.Conns, w.Owner)
 	pool, err := pgxpool.NewWithConfig(context.Background(), pcfg)
 	if err != nil {
 		return nil, fmt.Errorf("twice: internal error: pool: %w", err)
 	}
-	scfg := cfg.Copy()
-	Instrument(scfg, w.Conns, w.recordForeign)
+	Instrument(scfg, w.Conns, w.Owner)
 	w.Pool = pool
-	w.DB = stdlib.OpenDB(*scfg)
+	w.DB = stdlib.OpenDB(*scfg, sqlOpts...)
 	w.DB.SetMaxOpenConns(maxWorkerConns)
 	w.DB.SetMaxIdleConns(maxWorkerConns)
 	return w, nil
+}
+
+// keepTarget puts back on got what an application's configuration must not
+// change on the check's worker: the server, database and role it connects
+// as, and the session parameters the check relies on (application_name,
+// default_transaction_isolation of a concurrent worker); the application's
+// other RuntimeParams stay.
+func keepTarget(got, want *pgx.ConnConfig) {
+	got.Host, got.Port, got.Database, got.User, got.Password = want.Host, want.Port, want.Database, want.User, want.Password
+	got.TLSConfig, got.Fallbacks = want.TLSConfig, want.Fallbacks
+	params := map[string]string{}
+	for k, v := range got.RuntimeParams {
+		params[k] = v
+	}
+	for _, k := range []string{"application_name", "default_transaction_isolation"} {
+		if v, ok := want.RuntimeParams[k]; ok {
+			params[k] = v
+		} else {
+			delete(params, k)
+		}
+	}
+	got.RuntimeParams = params
 }
 
 func (w *Worker) recordForeign(label string) {
@@ -111,4 +159,15 @@ func (w *Worker) Heal() {
 func (w *Worker) Close() {
 	w.Pool.Close()
 	_ = w.DB.Close()
+}
+
+// Fresh ends every session of the worker (its pool's, its *sql.DB's, and
+// those of pools built from a.Pool.Config(), which dial through the same
+// registry): the next attempt starts on new sessions, with no temporary
+// table, advisory lock, SET, prepared statement or LISTEN of an earlier one.
+// Nothing may run on the worker while it is called.
+func (w *Worker) Fresh() {
+	w.Cut()
+	w.Pool.Reset()
+	w.Heal()
 }

@@ -1,0 +1,36 @@
+package twice
+
+import (
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// ConfigurePool gives the check the application's own pool configuration:
+// configure is called on the config of every pool the check makes for the job
+// (a.Pool, the concurrent scenarios' workers, the parallel lanes'), as the
+// application calls it on its own before pgxpool.NewWithConfig. Whatever an
+// application sets applies: AfterConnect (registering enum, composite or
+// pgvector types; its statements are not points), RuntimeParams
+// (search_path, timezone), DefaultQueryExecMode and the caches, a Tracer
+// (called after the check's, so it sees every statement), BeforeAcquire,
+// PrepareConn and AfterRelease (after the check's own). The check keeps what
+// is its own: where the pool connects, its application_name, its bounds on
+// connections. a.DB, pgx's database/sql driver, gets the same ConnConfig and
+// AfterConnect.
+func ConfigurePool(configure func(*pgxpool.Config)) Option {
+	return optionFunc(func(c *config) { c.configurePool = configure })
+}
+
+// typeHint is what a report adds to a clean run's error that says pgx does
+// not know a type ("" for any other error): an application registers its
+// types in its pool's AfterConnect, which the check runs only when given.
+func typeHint(err error) string {
+	msg := err.Error()
+	for _, s := range []string{"unknown type (OID", "cannot find encode plan", "cannot find decode plan", "unknown OID"} {
+		if strings.Contains(msg, s) {
+			return "\n(pgx does not know a type here: if the application registers it in its pool's AfterConnect, or sets its pool up otherwise, give the check that configuration: twice.ConfigurePool(func(*pgxpool.Config)))"
+		}
+	}
+	return ""
+}
