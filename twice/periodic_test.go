@@ -94,7 +94,7 @@ func TestPeriodicPublisherIsRetriedByItsNextRun(t *testing.T) {
 			f = &rep.Findings[i]
 		}
 	}
-	require.Equal(t, "not idempotent: crash after point 2 of 3 was applied (payment POST /v1/payouts (no Idempotency-Key)), before the job heard back, then the next scheduled run (Periodic)", f.Headline)
+	require.Equal(t, "not idempotent: crash after point 2 of 3 was applied (payment POST /v1/payouts (no Idempotency-Key)), before the job heard back; the queue did not deliver it again (MaxDeliveries), then the next scheduled run (Periodic)", f.Headline)
 	require.Contains(t, f.Timeline, "attempt 1 of next-run")
 	require.Empty(t, f.Problems, "the next run recovered the give-up")
 }

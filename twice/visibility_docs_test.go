@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/twicekit/twicekit/effects"
+	"github.com/twicekit/twicekit/pgfixture"
 	"github.com/twicekit/twicekit/twice"
 )
 
@@ -107,7 +108,32 @@ func TestVisibilityTablesSayWhatTheCodeDoes(t *testing.T) {
 		_, err := a.Pool.Exec(ctx, `UPDATE orders SET settled = true WHERE id = 6735`)
 		return err
 	}
+	counters := pgfixture.SQL(`CREATE TABLE counters (id int PRIMARY KEY, n int NOT NULL DEFAULT 0);
+CREATE TABLE parents (id int PRIMARY KEY);
+CREATE TABLE children (id int PRIMARY KEY, parent_id int NOT NULL REFERENCES parents)`)
 	checkTable(t, doc, "## What the check flags when it cannot see", []visibilityCase{
+		{"calls the attempt's `a.Pool` or `a.DB` without a context", func(t *testing.T) string {
+			return reportOf(t, twice.Job{Name: "context-free increment", Schema: counters,
+				Seed: twice.SeedSQL(`INSERT INTO counters (id) VALUES (1)`),
+				Run: func(ctx context.Context, a *twice.Attempt) error {
+					_, err := a.DB.Exec(`UPDATE counters SET n = n + 1 WHERE id = 1`) // no context
+					return err
+				}})
+		}, []string{"sequential"}},
+		{"sends `ROLLBACK`, `ROLLBACK TO`, `RELEASE` with a context of no attempt", func(t *testing.T) string {
+			return reportOf(t, twice.Job{Name: "rollback idiom", Schema: counters,
+				Run: func(ctx context.Context, a *twice.Attempt) error {
+					tx, err := a.Pool.Begin(ctx)
+					if err != nil {
+						return err
+					}
+					defer tx.Rollback(context.Background()) //nolint:errcheck // the idiom
+					if _, err := tx.Exec(ctx, `INSERT INTO children (id, parent_id) VALUES (1, 99)`); err != nil {
+						return err
+					}
+					return tx.Commit(ctx)
+				}})
+		}, []string{"the job failed on a clean run: …", "23503"}},
 		{"uses a context that is not the attempt's", func(t *testing.T) string {
 			return reportOf(t, orderJob("foreign context", func(ctx context.Context, a *twice.Attempt) error {
 				if err := a.Mailer.Send(context.Background(), effects.Email{To: "ops@example.com", Subject: "settled"}); err != nil {
