@@ -32,7 +32,7 @@ func findingTokens(t *testing.T, job twice.Job, opts ...twice.Option) (*twice.Re
 func TestIncrementIsFlaggedBySequentialAndLedgerPasses(t *testing.T) {
 	t.Parallel()
 	rep, tokens := findingTokens(t, loyaltyJob("increment points", incrementPoints))
-	require.Equal(t, []string{"sequential", "crash@end", "duplicate-enqueue", "concurrent:AB"}, tokens)
+	require.Equal(t, []string{"sequential", "crash@end", "duplicate-enqueue", "overlap@1"}, tokens)
 	f := rep.Findings[0]
 	require.Equal(t, "not idempotent: sequential: the ack was lost and the same job was delivered again", f.Headline)
 	require.Len(t, f.Database, 1)
@@ -40,7 +40,7 @@ func TestIncrementIsFlaggedBySequentialAndLedgerPasses(t *testing.T) {
 
 	rep, tokens = findingTokens(t, loyaltyJob("ledger CTE", ledgerCTE))
 	require.Empty(t, tokens, rep.String())
-	require.Equal(t, []string{"sequential", "crash@1", "crash@end", "duplicate-enqueue", "concurrent:AB", "concurrent:BA"}, rep.Tokens())
+	require.Equal(t, []string{"sequential", "crash@1", "crash@end", "duplicate-enqueue", "overlap@1", "concurrent:A2B2", "concurrent:BABA", "concurrent:B2A2"}, rep.Tokens())
 }
 
 func TestCrashBetweenTwoStatementsIsALostUpdate(t *testing.T) {
@@ -102,7 +102,7 @@ func TestProcessedJobsIsFlaggedOnlyByDuplicateEnqueue(t *testing.T) {
 func TestAdvanceStatusIsFlaggedMakeDeliveredPasses(t *testing.T) {
 	t.Parallel()
 	_, tokens := findingTokens(t, ordersJob("advance status", advanceStatus))
-	require.Equal(t, []string{"sequential", "crash@end", "duplicate-enqueue", "concurrent:AB"}, tokens)
+	require.Equal(t, []string{"sequential", "crash@end", "duplicate-enqueue", "overlap@1"}, tokens)
 	rep, tokens := findingTokens(t, ordersJob("make delivered", makeDelivered))
 	require.Empty(t, tokens, rep.String())
 }

@@ -49,9 +49,10 @@ func (c *checker) runConcurrent(ctx context.Context, ref *ScenarioRun, lanes []*
 		}
 		return nil, nil
 	}
-	n := len(ref.Attempts[0].Points)
+	points := concurrentPoints(ref.Attempts[0].Points)
+	n := len(points)
 	if c.cfg.only != "" {
-		s, ch, err := parseConcurrentToken(c.cfg.only, ref.Attempts[0].Points)
+		s, ch, err := parseConcurrentToken(c.cfg.only, points)
 		if err != nil {
 			return nil, err
 		}
@@ -81,11 +82,11 @@ func (c *checker) runConcurrent(ctx context.Context, ref *ScenarioRun, lanes []*
 			stop = true
 		}
 	}
-	overlaps := keepPoints(ref.Attempts[0].Points, n-1, budget.OverlapPoints)
+	overlaps := keepPoints(points, n-1, budget.OverlapPoints)
 	c.leftOut.overlaps, c.leftOut.overlapPoints = len(overlaps), n-1
 	overlap := func(l *checker, i int) (*ScenarioRun, error) {
 		k := overlaps[i]
-		return l.playScenario(ctx, Scenario{Kind: Overlap, Point: k, Label: ref.Attempts[0].Points[k-1].Label, Of: n}, sched.Overlap{K: k})
+		return l.playScenario(ctx, Scenario{Kind: Overlap, Point: k, Label: points[k-1].Label, Of: n}, sched.Overlap{K: k})
 	}
 	var playErr error
 	if len(lanes) > 1 {
@@ -269,7 +270,9 @@ func (c *checker) playConcurrent(ctx context.Context, sr *ScenarioRun, jobID str
 	done := make([]atomic.Bool, len(ras))
 	var wg sync.WaitGroup
 	start := func(i int) {
-		ra := c.startAttempt(ctx, k.workers[i], jobID, c.next(sr, jobID), scheduler.Plan(i))
+		plan := scheduler.Plan(i)
+		plan.ImplicitTx = playsImplicitTx()
+		ra := c.startAttempt(ctx, k.workers[i], jobID, c.next(sr, jobID), plan)
 		ras[i] = ra
 		wg.Go(func() {
 			// The scheduler reports a stuck attempt after AttemptTimeout

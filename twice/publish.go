@@ -250,7 +250,7 @@ func (r *Report) Coverage() string {
 	case r.concurrencyOff != "":
 		parts = append(parts, "interleavings not checked")
 	case r.Reference != nil && len(r.Reference.Attempts) > 0:
-		n := len(r.Reference.Attempts[0].Points)
+		n := len(concurrentPoints(r.Reference.Attempts[0].Points))
 		parts = append(parts, fmt.Sprintf("interleavings %d of %s (%s)", interleavings, countText(concurrent.Interleavings(n, n)), r.options.Isolation))
 	}
 	return fmt.Sprintf("twice: %s: idempotent in %s: %s", r.Job, count(len(r.Scenarios), "scenario"), strings.Join(parts, ", "))
