@@ -147,17 +147,17 @@ func TestBadJobsGetClearMessages(t *testing.T) {
 	})
 	t.Run("unknown token", func(t *testing.T) {
 		rep := twice.Check(context.Background(), loyaltyJob("ledger", ledgerCTE), twice.Only("crash@9"), twice.KeepFailedDatabase())
-		require.EqualError(t, rep.Err, `twice: no scenario "crash@9" for this job (its reference run has 1 point); the scenarios are: sequential, crash@1, crash@end, duplicate-enqueue, concurrent:AB, concurrent:BA`)
+		require.EqualError(t, rep.Err, `twice: no scenario "crash@9" for this job (its reference run has 1 point, 2 in a concurrent scenario, where an autocommit statement commits at a point of its own); the scenarios are: sequential, crash@1, crash@end, duplicate-enqueue, sql-reply-lost@1, overlap@1, concurrent:A2B2, concurrent:ABAB, concurrent:AB2A, concurrent:BA2B, concurrent:BABA, concurrent:B2A2`)
 		require.Empty(t, rep.KeptDatabase, "a mistake in the options keeps no database")
 	})
 	t.Run("unknown token without concurrency", func(t *testing.T) {
 		rep := twice.Check(context.Background(), loyaltyJob("ledger", ledgerCTE), twice.Only("crash@9"),
 			twice.WithoutConcurrency("the queue locks the order"))
-		require.EqualError(t, rep.Err, `twice: no scenario "crash@9" for this job (its reference run has 1 point); the scenarios are: sequential, crash@1, crash@end, duplicate-enqueue`)
+		require.EqualError(t, rep.Err, `twice: no scenario "crash@9" for this job (its reference run has 1 point); the scenarios are: sequential, crash@1, crash@end, duplicate-enqueue, sql-reply-lost@1`)
 	})
 	t.Run("not a token", func(t *testing.T) {
 		rep := twice.Check(context.Background(), loyaltyJob("ledger", ledgerCTE), twice.Only("crash@x"), twice.KeepFailedDatabase())
-		require.EqualError(t, rep.Err, `twice: "crash@x" is not a scenario token (tokens look like once, sequential, crash@3, crash@end, duplicate-enqueue, crash-after@2, reply-lost@2, redrive-48h@2, overlap@1, concurrent:A2B2A); this job's scenarios are: sequential, crash@1, crash@end, duplicate-enqueue, concurrent:AB, concurrent:BA`)
+		require.EqualError(t, rep.Err, `twice: "crash@x" is not a scenario token (tokens look like once, sequential, crash@3, crash@end, duplicate-enqueue, crash-after@2, reply-lost@2, sql-reply-lost@1, redrive-48h@2, overlap@1, concurrent:A2B2A); this job's scenarios are: sequential, crash@1, crash@end, duplicate-enqueue, sql-reply-lost@1, overlap@1, concurrent:A2B2, concurrent:ABAB, concurrent:AB2A, concurrent:BA2B, concurrent:BABA, concurrent:B2A2`)
 		require.Empty(t, rep.KeptDatabase)
 	})
 }

@@ -234,12 +234,17 @@ func (r *Report) Coverage() string {
 			counts["duplicate enqueue"]++
 		case CrashAfterApply, ReplyLost, Redrive:
 			counts["effect faults"]++
+		case StatementReplyLost:
+			counts["statement replies lost"]++
 		case Interleaved, Overlap:
 			interleavings++
 		}
 	}
 	var parts []string
-	for _, k := range []string{"ack lost", "crashes", "duplicate enqueue", "effect faults"} {
+	for _, k := range []string{"ack lost", "crashes", "duplicate enqueue", "effect faults", "statement replies lost"} {
+		if k == "statement replies lost" && counts[k] == 0 {
+			continue // played under the thorough budget or with LoseStatementReplies
+		}
 		s := fmt.Sprintf("%s %d", k, counts[k])
 		if k == "crashes" && r.coveredN > 0 {
 			s += fmt.Sprintf(" (+%d covered)", r.coveredN)

@@ -10,16 +10,17 @@ import (
 // the same scenario.
 func TestEveryKindRoundTripsThroughItsToken(t *testing.T) {
 	examples := map[ScenarioKind]Scenario{
-		Once:             {Kind: Once},
-		AckLost:          {Kind: AckLost},
-		CrashBefore:      {Kind: CrashBefore, Point: 3},
-		CrashAfterLast:   {Kind: CrashAfterLast},
-		DuplicateEnqueue: {Kind: DuplicateEnqueue},
-		CrashAfterApply:  {Kind: CrashAfterApply, Point: 2},
-		ReplyLost:        {Kind: ReplyLost, Point: 12},
-		Redrive:          {Kind: Redrive, Point: 2, After: 48 * time.Hour},
-		Interleaved:      {Kind: Interleaved, Schedule: "A2B3A"},
-		Overlap:          {Kind: Overlap, Point: 1},
+		Once:               {Kind: Once},
+		AckLost:            {Kind: AckLost},
+		CrashBefore:        {Kind: CrashBefore, Point: 3},
+		CrashAfterLast:     {Kind: CrashAfterLast},
+		DuplicateEnqueue:   {Kind: DuplicateEnqueue},
+		CrashAfterApply:    {Kind: CrashAfterApply, Point: 2},
+		ReplyLost:          {Kind: ReplyLost, Point: 12},
+		Redrive:            {Kind: Redrive, Point: 2, After: 48 * time.Hour},
+		Interleaved:        {Kind: Interleaved, Schedule: "A2B3A"},
+		Overlap:            {Kind: Overlap, Point: 1},
+		StatementReplyLost: {Kind: StatementReplyLost, Point: 4},
 	}
 	if len(examples) != len(kinds) {
 		t.Fatalf("the test covers %d kinds, the table has %d: add the new kind here", len(examples), len(kinds))
@@ -55,7 +56,7 @@ func TestEveryKindRoundTripsThroughItsToken(t *testing.T) {
 			t.Errorf("%s: Describe() = %q", kind, w)
 		}
 	}
-	if got := (Scenario{Kind: ScenarioKind(len(kinds))}).Token(); got != "scenario(10)" {
+	if got := (Scenario{Kind: ScenarioKind(len(kinds))}).Token(); got != "scenario(11)" {
 		t.Errorf("a kind outside the table: Token() = %q", got)
 	}
 }

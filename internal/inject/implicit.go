@@ -13,7 +13,9 @@ import (
 
 // ErrStatementReplyLost is what the connection of a statement whose reply the
 // check lost returns to pgx: PostgreSQL applied the statement (and committed
-// it), then the connection broke before the job heard back.
+// it), then the connection broke before the job heard back. The job sees
+// what pgx makes of a broken connection (often "conn closed"), as in
+// production.
 var ErrStatementReplyLost = errors.New("twice: the connection broke before the reply came: PostgreSQL applied the statement and committed it, but the job saw a connection error")
 
 // wireMode is what a connection does with the reply of the statement in
