@@ -199,7 +199,18 @@ func (w *conn) Read(p []byte) (int, error) {
 	a := w.armed
 	w.mu.Unlock()
 	if a == nil && len(w.out) == 0 && len(w.in) == 0 {
-		return w.Conn.Read(p)
+		n, err := w.Conn.Read(p)
+		// pgx's background reader may have been in this read when the
+		// statement was armed (after its BEGIN's reply): what came is then
+		// the armed statement's reply.
+		w.mu.Lock()
+		a = w.armed
+		w.mu.Unlock()
+		if a == nil || n == 0 {
+			return n, err
+		}
+		w.in = append(w.in, p[:n]...)
+		clear(p[:n])
 	}
 	for len(w.out) == 0 {
 		if a == nil {
