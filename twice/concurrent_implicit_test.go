@@ -97,3 +97,22 @@ func TestAutocommitAsInstantMissesTheRace(t *testing.T) {
 	rep := check(t, job, twice.ExploreAllInterleavings())
 	require.True(t, rep.OK(), rep.String())
 }
+
+// The same seed gives the same scenarios and the same report text, run
+// after run and with two scenarios played at once.
+func TestImplicitTransactionReportsAreDeterministic(t *testing.T) {
+	t.Parallel()
+	job := twice.Job{Name: "redeem: insert where not exists", Schema: redemptionsSchema, Run: redeemIfAbsent}
+	opts := []twice.Option{twice.ExploreAllInterleavings(), twice.LoseStatementReplies()}
+	first := check(t, job, opts...)
+	require.Contains(t, first.Tokens(), "sql-reply-lost@1")
+	for run := range 3 {
+		o := opts
+		if run == 2 {
+			o = append(append([]twice.Option(nil), opts...), twice.Parallel(2))
+		}
+		rep := check(t, job, o...)
+		require.Equal(t, first.Tokens(), rep.Tokens(), "run %d", run+2)
+		require.Equal(t, first.String(), rep.String(), "run %d", run+2)
+	}
+}
