@@ -116,3 +116,25 @@ func TestImplicitTransactionReportsAreDeterministic(t *testing.T) {
 		require.Equal(t, first.String(), rep.String(), "run %d", run+2)
 	}
 }
+
+// Under SERIALIZABLE, PostgreSQL fails one of the two overlapping implicit
+// transactions at its commit; the job gets that serialization failure from
+// its statement, as in autocommit, and the queue redelivers it.
+func TestAutocommitSerializationFailureAtCommitReachesTheJob(t *testing.T) {
+	t.Parallel()
+	job := twice.Job{Name: "redeem: insert where not exists, serializable", Schema: redemptionsSchema, Run: redeemIfAbsent}
+	rep := check(t, job, twice.Isolation(twice.Serializable), twice.Only("overlap@1"))
+	require.True(t, rep.OK(), rep.String())
+	atts := rep.Scenarios[0].Attempts
+	require.Len(t, atts, 3, "A, B, and the redelivery of the one that failed")
+	failed := 0
+	for _, a := range atts[:2] {
+		if a.Err == nil {
+			continue
+		}
+		failed++
+		require.Equal(t, "40001", sqlState(a.Err), "%v", a.Err)
+		require.True(t, strings.HasPrefix(a.Points[len(a.Points)-1].Label, "implicit COMMIT of: INSERT INTO redemptions"), "it failed at its commit: %v", a.Points)
+	}
+	require.Equal(t, 1, failed)
+}
