@@ -103,7 +103,7 @@ INSERT INTO redemptions (coupon, account) SELECT 'SPRING', 7 FROM seen WHERE see
 	insertTotal   = `INSERT INTO totals (id, total) SELECT 1, sum(amount) FROM items`
 	ledgerExists  = `SELECT 1 WHERE ` + nap + ` AND EXISTS (SELECT 1 FROM ledger WHERE order_id = 9)`
 	creditOnce    = `UPDATE accounts SET balance = balance + 10 WHERE id = 1 AND NOT EXISTS (SELECT 1 FROM ledger WHERE order_id = 9)`
-	ledgerOnce    = `INSERT INTO ledger (order_id, amount) SELECT 9, 10 WHERE NOT EXISTS (SELECT 1 FROM ledger WHERE order_id = 9)`
+	ledgerOnce    = `INSERT INTO ledger (order_id, amount) SELECT 9, 10 WHERE ` + nap + ` AND NOT EXISTS (SELECT 1 FROM ledger WHERE order_id = 9)`
 	onConflictNot = `INSERT INTO redemptions (coupon, account) SELECT 'SPRING', 7 WHERE ` + nap + ` ON CONFLICT (coupon) DO NOTHING`
 	onConflictUpd = `INSERT INTO counters (id, n) SELECT 1, 1 WHERE ` + nap + ` ON CONFLICT (id) DO UPDATE SET n = counters.n + 1`
 )
@@ -204,9 +204,12 @@ func (s shape) job() twice.Job {
 	return j
 }
 
-// differential is what real parallelism and the check reached for a shape.
+// differential is what real parallelism and the check reached for a shape:
+// the final states, those the check flagged, and one clean run's.
 type differential struct {
 	real, check map[string]bool
+	flagged     map[string]bool
+	clean       string
 }
 
 // realStates runs two deliveries of s truly in parallel, runs times
@@ -243,12 +246,13 @@ func realStates(t *testing.T, s shape, runs int) map[string]bool {
 		require.NoError(t, err)
 		// The second delivery is released with the first, or up to 100ms
 		// later: the stagger walks through the first delivery's statements
-		// and past its end.
+		// and past its end; in the last run it starts when the first one
+		// returned.
 		stagger := time.Duration(0)
 		if run >= runs {
 			stagger = time.Duration(run-runs+1) * 100 * time.Millisecond / time.Duration(runs)
 		}
-		start := make(chan struct{})
+		start, firstDone := make(chan struct{}), make(chan struct{})
 		errs := make([]error, 2)
 		var wg sync.WaitGroup
 		for i := range pools {
@@ -256,8 +260,14 @@ func realStates(t *testing.T, s shape, runs int) map[string]bool {
 				<-start
 				if i == 1 {
 					time.Sleep(stagger)
+					if run == 2*runs-1 {
+						<-firstDone
+					}
 				}
 				errs[i] = s.run(ctx, &twice.Attempt{Pool: pools[i]})
+				if i == 0 {
+					close(firstDone)
+				}
 			})
 		}
 		close(start)
@@ -278,25 +288,34 @@ func realStates(t *testing.T, s shape, runs int) map[string]bool {
 // checkStates runs the check's concurrent scenarios on s, every
 // interleaving the thorough budget holds, and returns the distinct final
 // states.
-func checkStates(t *testing.T, s shape) map[string]bool {
+func checkStates(t *testing.T, s shape) (states, flagged map[string]bool, clean string) {
 	t.Helper()
 	rep := twice.Check(t.Context(), s.job(), twice.ExploreAllInterleavings(), twice.WithBudget(twice.ThoroughBudget))
 	require.NoError(t, rep.Err)
-	states := map[string]bool{}
+	found := map[string]bool{}
+	for _, f := range rep.Findings {
+		found[f.Token] = true
+	}
+	states, flagged = map[string]bool{}, map[string]bool{}
 	for _, sr := range rep.Scenarios {
-		if isConcurrent(sr.Scenario.Token()) && sr.Snapshot != nil {
+		if tok := sr.Scenario.Token(); isConcurrent(tok) && sr.Snapshot != nil {
 			states[sr.Snapshot.String()] = true
+			if found[tok] {
+				flagged[sr.Snapshot.String()] = true
+			}
 		}
 	}
 	require.NotEmpty(t, states, "the check played no concurrent scenario: %s", rep.String())
-	return states
+	require.NotNil(t, rep.Reference.Snapshot)
+	return states, flagged, rep.Reference.Snapshot.String()
 }
 
-// compareStates says what real parallelism reached that the check did not,
-// and the other way round.
+// compareStates says what real parallelism reached that the check did not
+// (or did not flag, when it differs from the clean run's), and what the
+// check reached that real parallelism did not.
 func compareStates(d differential) (missed, unreal []string) {
 	for s := range d.real {
-		if !d.check[s] {
+		if !d.check[s] || (s != d.clean && !d.flagged[s]) {
 			missed = append(missed, s)
 		}
 	}
@@ -341,10 +360,15 @@ func stateWords(state string) string {
 	return strings.Join(parts, ", ")
 }
 
-func stateList(states map[string]bool) string {
+// stateList prints the states on one line; a state in flagged is marked.
+func stateList(states map[string]bool, flagged ...map[string]bool) string {
 	var ws []string
 	for s := range states {
-		ws = append(ws, stateWords(s))
+		w := stateWords(s)
+		if len(flagged) > 0 && flagged[0][s] {
+			w += " (flagged)"
+		}
+		ws = append(ws, w)
 	}
 	slices.Sort(ws)
 	return strings.Join(ws, "; ")
@@ -371,16 +395,17 @@ func TestDifferentialAgainstRealParallelism(t *testing.T) {
 		for _, s := range shapes() {
 			t.Run(s.name, func(t *testing.T) {
 				t.Parallel()
-				d := differential{real: realStates(t, s, runsPerShape()), check: checkStates(t, s)}
+				d := differential{real: realStates(t, s, runsPerShape())}
+				d.check, d.flagged, d.clean = checkStates(t, s)
 				missed, unreal := compareStates(d)
 				for _, m := range missed {
-					t.Errorf("real parallel runs reached a final state the check does not:\n%s", m)
+					t.Errorf("real parallel runs reached a final state the check does not reach, or does not flag though it differs from one clean run's:\n%s", m)
 				}
 				for _, u := range unreal {
 					t.Errorf("the check reached a final state no real parallel run did:\n%s", u)
 				}
 				mu.Lock()
-				rows[s.name] = fmt.Sprintf("| %s | %s | %s |\n", s.name, stateList(d.real), stateList(d.check))
+				rows[s.name] = fmt.Sprintf("| %s | %s | %s |\n", s.name, stateList(d.real), stateList(d.check, d.flagged))
 				mu.Unlock()
 			})
 		}
@@ -404,9 +429,9 @@ func TestDifferentialFailsWithoutImplicitTransactions(t *testing.T) {
 	s := shapes()[0]
 	real := realStates(t, s, runsPerShape())
 	restore := twice.PlayImplicitTransactions(false)
-	check := checkStates(t, s)
+	check, flagged, clean := checkStates(t, s)
 	restore()
-	missed, _ := compareStates(differential{real: real, check: check})
+	missed, _ := compareStates(differential{real: real, check: check, flagged: flagged, clean: clean})
 	require.NotEmpty(t, missed, "real runs: %s; the check: %s", stateList(real), stateList(check))
 	require.Contains(t, stateList(real), "redemptions: 2 rows")
 	require.NotContains(t, stateList(check), "redemptions: 2 rows")
