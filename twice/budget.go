@@ -39,6 +39,12 @@ type Budget struct {
 	// RapidScenarios is how many of a check's planned scenarios one rapid
 	// check draws (0: every one).
 	RapidScenarios int
+	// StatementRepliesLost plays, at every statement that commits (an
+	// autocommit statement, a COMMIT) among the crash points kept, the
+	// statement reply-lost scenario: PostgreSQL applied it, the job saw a
+	// connection error. [LoseStatementReplies] asks for them under any
+	// budget.
+	StatementRepliesLost bool
 }
 
 // The named budgets: Quick suits -short runs, Default the usual test run,
@@ -46,7 +52,7 @@ type Budget struct {
 var (
 	QuickBudget    = Budget{Name: "quick", CrashPoints: 12, OverlapPoints: 6, Interleavings: 20, InterleavedPoints: 1200, Depth: 2, RapidScenarios: 1}
 	DefaultBudget  = Budget{Name: "default", CrashPoints: 24, OverlapPoints: 12, Interleavings: 100, InterleavedPoints: 4000, Depth: 3, RapidScenarios: 3}
-	ThoroughBudget = Budget{Name: "thorough", Interleavings: 1000, Depth: 3}
+	ThoroughBudget = Budget{Name: "thorough", Interleavings: 1000, Depth: 3, StatementRepliesLost: true}
 )
 
 // Budgets lists the named budgets from the smallest.

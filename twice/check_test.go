@@ -32,7 +32,7 @@ func findingTokens(t *testing.T, job twice.Job, opts ...twice.Option) (*twice.Re
 func TestIncrementIsFlaggedBySequentialAndLedgerPasses(t *testing.T) {
 	t.Parallel()
 	rep, tokens := findingTokens(t, loyaltyJob("increment points", incrementPoints))
-	require.Equal(t, []string{"sequential", "crash@end", "duplicate-enqueue", "concurrent:AB"}, tokens)
+	require.Equal(t, []string{"sequential", "crash@end", "duplicate-enqueue", "overlap@1"}, tokens)
 	f := rep.Findings[0]
 	require.Equal(t, "not idempotent: sequential: the ack was lost and the same job was delivered again", f.Headline)
 	require.Len(t, f.Database, 1)
@@ -40,7 +40,7 @@ func TestIncrementIsFlaggedBySequentialAndLedgerPasses(t *testing.T) {
 
 	rep, tokens = findingTokens(t, loyaltyJob("ledger CTE", ledgerCTE))
 	require.Empty(t, tokens, rep.String())
-	require.Equal(t, []string{"sequential", "crash@1", "crash@end", "duplicate-enqueue", "concurrent:AB", "concurrent:BA"}, rep.Tokens())
+	require.Equal(t, []string{"sequential", "crash@1", "crash@end", "duplicate-enqueue", "overlap@1", "concurrent:A2B2", "concurrent:BABA", "concurrent:B2A2"}, rep.Tokens())
 }
 
 func TestCrashBetweenTwoStatementsIsALostUpdate(t *testing.T) {
@@ -102,7 +102,7 @@ func TestProcessedJobsIsFlaggedOnlyByDuplicateEnqueue(t *testing.T) {
 func TestAdvanceStatusIsFlaggedMakeDeliveredPasses(t *testing.T) {
 	t.Parallel()
 	_, tokens := findingTokens(t, ordersJob("advance status", advanceStatus))
-	require.Equal(t, []string{"sequential", "crash@end", "duplicate-enqueue", "concurrent:AB"}, tokens)
+	require.Equal(t, []string{"sequential", "crash@end", "duplicate-enqueue", "overlap@1"}, tokens)
 	rep, tokens := findingTokens(t, ordersJob("make delivered", makeDelivered))
 	require.Empty(t, tokens, rep.String())
 }
@@ -147,17 +147,17 @@ func TestBadJobsGetClearMessages(t *testing.T) {
 	})
 	t.Run("unknown token", func(t *testing.T) {
 		rep := twice.Check(context.Background(), loyaltyJob("ledger", ledgerCTE), twice.Only("crash@9"), twice.KeepFailedDatabase())
-		require.EqualError(t, rep.Err, `twice: no scenario "crash@9" for this job (its reference run has 1 point); the scenarios are: sequential, crash@1, crash@end, duplicate-enqueue, concurrent:AB, concurrent:BA`)
+		require.EqualError(t, rep.Err, `twice: no scenario "crash@9" for this job (its reference run has 1 point, 2 in a concurrent scenario, where an autocommit statement commits at a point of its own); the scenarios are: sequential, crash@1, crash@end, duplicate-enqueue, sql-reply-lost@1, overlap@1, concurrent:A2B2, concurrent:ABAB, concurrent:AB2A, concurrent:BA2B, concurrent:BABA, concurrent:B2A2`)
 		require.Empty(t, rep.KeptDatabase, "a mistake in the options keeps no database")
 	})
 	t.Run("unknown token without concurrency", func(t *testing.T) {
 		rep := twice.Check(context.Background(), loyaltyJob("ledger", ledgerCTE), twice.Only("crash@9"),
 			twice.WithoutConcurrency("the queue locks the order"))
-		require.EqualError(t, rep.Err, `twice: no scenario "crash@9" for this job (its reference run has 1 point); the scenarios are: sequential, crash@1, crash@end, duplicate-enqueue`)
+		require.EqualError(t, rep.Err, `twice: no scenario "crash@9" for this job (its reference run has 1 point); the scenarios are: sequential, crash@1, crash@end, duplicate-enqueue, sql-reply-lost@1`)
 	})
 	t.Run("not a token", func(t *testing.T) {
 		rep := twice.Check(context.Background(), loyaltyJob("ledger", ledgerCTE), twice.Only("crash@x"), twice.KeepFailedDatabase())
-		require.EqualError(t, rep.Err, `twice: "crash@x" is not a scenario token (tokens look like once, sequential, crash@3, crash@end, duplicate-enqueue, crash-after@2, reply-lost@2, redrive-48h@2, overlap@1, concurrent:A2B2A, duplicate-overlap@1, duplicate-concurrent:A2B2A); this job's scenarios are: sequential, crash@1, crash@end, duplicate-enqueue, concurrent:AB, concurrent:BA`)
+		require.EqualError(t, rep.Err, `twice: "crash@x" is not a scenario token (tokens look like once, sequential, crash@3, crash@end, duplicate-enqueue, crash-after@2, reply-lost@2, sql-reply-lost@1, redrive-48h@2, overlap@1, concurrent:A2B2A, duplicate-overlap@1, duplicate-concurrent:A2B2A); this job's scenarios are: sequential, crash@1, crash@end, duplicate-enqueue, sql-reply-lost@1, overlap@1, concurrent:A2B2, concurrent:ABAB, concurrent:AB2A, concurrent:BA2B, concurrent:BABA, concurrent:B2A2`)
 		require.Empty(t, rep.KeptDatabase)
 	})
 }

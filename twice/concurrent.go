@@ -41,7 +41,7 @@ func (c *checker) runConcurrent(ctx context.Context, ref *ScenarioRun, lanes []*
 		if why := c.cfg.pairOff(p); why != "" {
 			return nil, usage(fmt.Errorf("twice: cannot replay %q: this check switched %s off (%s)", only, p.what, why))
 		}
-		s, ch, err := parseConcurrentToken(only, ref.Attempts[0].Points)
+		s, ch, err := parseConcurrentToken(only, concurrentPoints(ref.Attempts[0].Points))
 		if err != nil {
 			return nil, err
 		}
@@ -82,7 +82,8 @@ func (c *checker) runConcurrent(ctx context.Context, ref *ScenarioRun, lanes []*
 // alone.
 func (c *checker) explorePair(ctx context.Context, ref *ScenarioRun, lanes []*checker, p concurrentPair) ([]*ScenarioRun, error) {
 	cc := c.cfg.conc
-	n := len(ref.Attempts[0].Points)
+	points := concurrentPoints(ref.Attempts[0].Points)
+	n := len(points)
 	if n == 0 {
 		return nil, nil // nothing the attempts do can interleave
 	}
@@ -103,13 +104,13 @@ func (c *checker) explorePair(ctx context.Context, ref *ScenarioRun, lanes []*ch
 			stop = true
 		}
 	}
-	overlaps := keepPoints(ref.Attempts[0].Points, n-1, budget.OverlapPoints)
+	overlaps := keepPoints(points, n-1, budget.OverlapPoints)
 	if p.overlap == Overlap {
 		c.leftOut.overlaps, c.leftOut.overlapPoints = len(overlaps), n-1
 	}
 	overlap := func(l *checker, i int) (*ScenarioRun, error) {
 		k := overlaps[i]
-		return l.playScenario(ctx, Scenario{Kind: p.overlap, Point: k, Label: ref.Attempts[0].Points[k-1].Label, Of: n}, sched.Overlap{K: k})
+		return l.playScenario(ctx, Scenario{Kind: p.overlap, Point: k, Label: points[k-1].Label, Of: n}, sched.Overlap{K: k})
 	}
 	var playErr error
 	if len(lanes) > 1 {
@@ -299,7 +300,9 @@ func (c *checker) playConcurrent(ctx context.Context, sr *ScenarioRun, jobs [2]s
 	done := make([]atomic.Bool, len(ras))
 	var wg sync.WaitGroup
 	start := func(i int) {
-		ra := c.startAttempt(ctx, k.workers[i], jobs[i], c.next(sr, jobs[i]), scheduler.Plan(i))
+		plan := scheduler.Plan(i)
+		plan.ImplicitTx = playsImplicitTx()
+		ra := c.startAttempt(ctx, k.workers[i], jobs[i], c.next(sr, jobs[i]), plan)
 		ras[i] = ra
 		wg.Go(func() {
 			// The scheduler reports a stuck attempt after AttemptTimeout

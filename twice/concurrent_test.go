@@ -227,7 +227,7 @@ func TestLedgerCTEPassesEveryInterleaving(t *testing.T) {
 	rep := check(t, loyaltyJob("ledger CTE", ledgerCTE), twice.ExploreAllInterleavings())
 	require.True(t, rep.OK(), rep.String())
 	_, ran := concurrentFindings(rep)
-	require.Equal(t, []string{"concurrent:AB", "concurrent:BA"}, ran)
+	require.Equal(t, []string{"overlap@1", "concurrent:A2B2", "concurrent:BABA", "concurrent:B2A2"}, ran, "the autocommit CTE is two points, its statement and its commit")
 
 	rep = check(t, loyaltyJob("ledger CTE in a transaction", ledgerCTETx), twice.ExploreAllInterleavings())
 	require.True(t, rep.OK(), rep.String())
@@ -374,11 +374,11 @@ func TestStuckOutsidePostgresIsReported(t *testing.T) {
 		rep := check(t, loyaltyJob("holds a slot", holdsSlotAcrossPoint), twice.AttemptTimeout(2*time.Second))
 		require.Len(t, rep.Findings, 1, rep.String())
 		f := rep.Findings[0]
-		require.Equal(t, "concurrent:A", f.Token, "stuck before the first decision")
+		require.Equal(t, "overlap@1", f.Token, "the first scenario: stuck before the first decision")
 		require.Contains(t, f.Problems[0].Text, "attempt 2 of job-1 (B) is stuck outside PostgreSQL")
 		require.Contains(t, f.Problems[0].Text, "attempt 1 of job-1 (A): waiting for the scheduler before point 1 (SELECT 1)")
 		require.Contains(t, f.Timeline, "STUCK (outside PostgreSQL)")
-		require.Contains(t, rep.String(), "replay: TWICE_RUN=concurrent:A")
+		require.Contains(t, rep.String(), "replay: TWICE_RUN=overlap@1")
 	})
 }
 

@@ -34,7 +34,7 @@ func loadCases() []loadCase {
 		{
 			job:    loyaltyJob("ledger CTE", ledgerCTE),
 			opts:   []twice.Option{quick, every},
-			tokens: []string{"sequential", "crash@1", "crash@end", "duplicate-enqueue", "concurrent:AB", "concurrent:BA"},
+			tokens: []string{"sequential", "crash@1", "crash@end", "duplicate-enqueue", "overlap@1", "concurrent:A2B2", "concurrent:BABA", "concurrent:B2A2"},
 		},
 		{
 			job:  loyaltyJob("ledger, one transaction", ledgerInTransaction),
@@ -46,8 +46,8 @@ func loadCases() []loadCase {
 			job:  ordersJob("invoice: guarded update", guardedInvoice),
 			opts: append([]twice.Option{quick, every}, invoiceOpts...),
 			tokens: []string{"sequential", "crash@1", "crash@2", "crash@3", "crash@end", "duplicate-enqueue", "crash-after@3", "reply-lost@3",
-				"overlap@1", "overlap@2", "concurrent:A3B", "concurrent:ABA2B", "concurrent:ABABA", "concurrent:AB2AB", "concurrent:BA3B",
-				"concurrent:BA2BA", "concurrent:BABAB", "concurrent:BAB2A", "concurrent:B2AB", "concurrent:B3A"},
+				"overlap@1", "overlap@2", "overlap@3", "overlap@4", "concurrent:B5A2", "concurrent:A5B2", "concurrent:B4A2B", "concurrent:BA5B3",
+				"concurrent:B2A5B2", "concurrent:B3A3BAB"},
 		},
 		{
 			job:  ledgerNoUniqueJob("read-modify-write, FOR UPDATE", readModifyWrite(true)),
@@ -59,8 +59,8 @@ func loadCases() []loadCase {
 		{
 			job:      loyaltyJob("increment points", incrementPoints),
 			opts:     []twice.Option{quick, every},
-			tokens:   []string{"sequential", "crash@1", "crash@end", "duplicate-enqueue", "concurrent:AB"},
-			findings: []string{"sequential", "crash@end", "duplicate-enqueue", "concurrent:AB"},
+			tokens:   []string{"sequential", "crash@1", "crash@end", "duplicate-enqueue", "overlap@1"},
+			findings: []string{"sequential", "crash@end", "duplicate-enqueue", "overlap@1"},
 		},
 		{
 			job:      ledgerNoUniqueJob("ledger: check, then act", checkThenAct),
@@ -75,9 +75,10 @@ func loadCases() []loadCase {
 			findings: []string{"overlap@1"},
 		},
 		{
-			job:      loyaltyJob("ledger, two statements", ledgerTwoStatements),
-			opts:     []twice.Option{quick, every},
-			tokens:   []string{"sequential", "crash@1", "crash@2", "crash@end", "duplicate-enqueue", "overlap@1", "concurrent:A2B", "concurrent:BAB", "concurrent:B2A"},
+			job:  loyaltyJob("ledger, two statements", ledgerTwoStatements),
+			opts: []twice.Option{quick, every},
+			tokens: []string{"sequential", "crash@1", "crash@2", "crash@end", "duplicate-enqueue", "overlap@1", "overlap@2", "overlap@3",
+				"concurrent:B3A2B", "concurrent:A4B2", "concurrent:B4A2", "concurrent:B2A2B2", "concurrent:BABAB2"},
 			findings: []string{"crash@2"},
 		},
 	}

@@ -21,6 +21,7 @@ type config struct {
 	policies       effects.Policies
 	snapshot       []pgfixture.SnapshotOption
 	dupEnqueueOff  string
+	loseReplies    bool // LoseStatementReplies: statement_reply_lost.go
 	attemptTimeout time.Duration
 	maxDeliveries  int
 	only           string

@@ -247,12 +247,17 @@ func (r *Report) Coverage() string {
 			counts["duplicate enqueue"]++
 		case CrashAfterApply, ReplyLost, Redrive:
 			counts["effect faults"]++
+		case StatementReplyLost:
+			counts["statement replies lost"]++
 		case Interleaved, Overlap:
 			interleavings++
 		}
 	}
 	var parts []string
-	for _, k := range []string{"ack lost", "crashes", "duplicate enqueue", "effect faults"} {
+	for _, k := range []string{"ack lost", "crashes", "duplicate enqueue", "effect faults", "statement replies lost"} {
+		if k == "statement replies lost" && counts[k] == 0 {
+			continue // played under the thorough budget or with LoseStatementReplies
+		}
 		s := fmt.Sprintf("%s %d", k, counts[k])
 		if k == "crashes" && r.coveredN > 0 {
 			s += fmt.Sprintf(" (+%d covered)", r.coveredN)
@@ -263,7 +268,7 @@ func (r *Report) Coverage() string {
 	case r.concurrencyOff != "" || r.overlapsOff != "":
 		parts = append(parts, "interleavings not checked")
 	case r.Reference != nil && len(r.Reference.Attempts) > 0:
-		n := len(r.Reference.Attempts[0].Points) // the first deliveries interleave
+		n := len(concurrentPoints(r.Reference.Attempts[0].Points)) // the first deliveries interleave
 		parts = append(parts, fmt.Sprintf("interleavings %d of %s (%s)", interleavings, countText(concurrent.Interleavings(n, n)), r.options.Isolation))
 	}
 	return fmt.Sprintf("twice: %s: idempotent in %s: %s", printableName(r.Job), count(len(r.Scenarios), "scenario"), strings.Join(parts, ", "))

@@ -113,7 +113,7 @@ func TestAPassSaysWhatItCoveredUnderVerbose(t *testing.T) {
 	}
 	tb := &logTB{}
 	require.True(t, assertWatched(tb, tb.Fatalf, fixed, nil, defaultWatch, publishing{verbose: true, stdout: io.Discard}))
-	require.Contains(t, tb.logs, "twice: increment: idempotent in 6 scenarios: ack lost 1, crashes 2, duplicate enqueue 1, effect faults 0, interleavings 2 of 2 (READ COMMITTED)")
+	require.Contains(t, tb.logs, "twice: increment: idempotent in 8 scenarios: ack lost 1, crashes 2, duplicate enqueue 1, effect faults 0, interleavings 4 of 6 (READ COMMITTED)")
 	srv, err := pgfixture.Shared(t.Context())
 	require.NoError(t, err)
 	require.True(t, strings.HasPrefix(srv.Provenance(), srv.Mode()+" mode, PostgreSQL 1"), srv.Provenance())

@@ -34,7 +34,7 @@ func ExampleTerminalError() {
 	rep := twice.Check(context.Background(), job,
 		twice.TerminalError(func(err error) bool { return errors.Is(err, errSkip) }))
 	fmt.Println(rep)
-	// Output: twice: cancelled order: idempotent in 6 scenarios (sequential, crash@1, crash@end, duplicate-enqueue, concurrent:AB, concurrent:BA)
+	// Output: twice: cancelled order: idempotent in 10 scenarios (sequential, crash@1, crash@end, duplicate-enqueue, overlap@1, concurrent:A2B2, concurrent:ABAB, concurrent:BA2B, concurrent:BABA, concurrent:B2A2)
 }
 
 // errLater is a queue's "deliver me later", as River's JobSnooze.

@@ -62,6 +62,12 @@ const (
 	// interleaved point by point as Schedule says (A is job-1, B job-2).
 	// Token "duplicate-concurrent:A2B3A".
 	DuplicateInterleaved
+	// StatementReplyLost: PostgreSQL applied and committed the statement at
+	// point N (an autocommit statement or a COMMIT), then the connection
+	// broke before its reply; the job sees a connection error and carries on
+	// as in production, and the queue does what it does with the outcome.
+	// Token "sql-reply-lost@N".
+	StatementReplyLost
 )
 
 // Scenario is one way a queue delivers the job.
@@ -69,8 +75,8 @@ type Scenario struct {
 	Kind ScenarioKind
 	// Point is the point the fault strikes: CrashBefore crashes just before
 	// it; CrashAfterApply, ReplyLost and Redrive strike the effect call at
-	// it; Overlap pauses the first attempt after it. It is 0 for the other
-	// kinds.
+	// it; StatementReplyLost loses the reply of the statement at it; Overlap
+	// pauses the first attempt after it. It is 0 for the other kinds.
 	Point int
 	// Label is the label of point Point in the reference run ("" when Point
 	// is 0).
@@ -267,6 +273,33 @@ var kinds = [...]kindSpec{
 		},
 		play: playDuplicateKind,
 	},
+	StatementReplyLost: {
+		name:  "statement-reply-lost",
+		token: func(s Scenario) string { return "sql-reply-lost@" + strconv.Itoa(s.Point) },
+		words: func(s Scenario, label string) string {
+			return fmt.Sprintf("reply lost at point %d of %d (%s): PostgreSQL applied and committed it, but the job saw a connection error", s.Point, s.Of, label)
+		},
+		// Once for every statement of the reference run that commits (an
+		// autocommit statement, a COMMIT) among the crash points the budget
+		// keeps, when the budget says StatementRepliesLost or the check
+		// asks with LoseStatementReplies.
+		plan: func(p planning, _ faults.Step) []Scenario {
+			if !p.loseReplies {
+				return nil
+			}
+			var out []Scenario
+			for _, i := range p.crashPoints {
+				if st := p.steps[i-1]; st.Commits() {
+					out = append(out, Scenario{Kind: StatementReplyLost, Point: i, Label: st.Label})
+				}
+			}
+			return out
+		},
+		play: func(c *checker, ctx context.Context, sr *ScenarioRun, _ playArgs) error {
+			c.deliver(ctx, sr, job1, delivery{fault: inject.Plan{LoseReply: sr.Scenario.Point}})
+			return nil
+		},
+	},
 }
 
 // The job IDs a scenario delivers: a duplicate enqueue adds job-2.
@@ -320,6 +353,7 @@ type planning struct {
 	cfg         *config
 	steps       []faults.Step // the reference run's points
 	crashPoints []int         // the crash points the budget keeps
+	loseReplies bool          // plan the statement reply-lost scenarios
 }
 
 // plan lists the scenarios for a reference run with these points: each
@@ -329,13 +363,14 @@ type planning struct {
 // many were kept.
 func plan(steps []faults.Step, cfg *config, crashes *leftOut) ([]Scenario, error) {
 	n := len(steps)
-	p := planning{cfg: cfg, steps: steps, crashPoints: keepPoints(steps, n, 0)}
+	p := planning{cfg: cfg, steps: steps, crashPoints: keepPoints(steps, n, 0), loseReplies: true}
 	if cfg.only == "" {
 		b, err := cfg.conc.resolveBudget()
 		if err != nil {
 			return nil, usage(err)
 		}
 		p.crashPoints = keepPoints(steps, n, b.CrashPoints)
+		p.loseReplies = b.StatementRepliesLost || cfg.loseReplies
 		crashes.budget = b.Name
 	}
 	crashes.crashes, crashes.crashPoints = len(p.crashPoints), n
@@ -374,7 +409,7 @@ func plan(steps []faults.Step, cfg *config, crashes *leftOut) ([]Scenario, error
 		}
 		tokens = append(tokens, s.Token())
 	}
-	return nil, unknownOnly(cfg.only, n, tokens, cfg)
+	return nil, unknownOnly(cfg.only, n, len(concurrentPoints(steps)), tokens, cfg)
 }
 
 // parseToken reads a scenario's token back into its kind and arguments
@@ -410,13 +445,13 @@ func parseToken(token string) (Scenario, error) {
 			return Scenario{Kind: Redrive, Point: n, After: d}, nil
 		}
 	}
-	for _, k := range []ScenarioKind{CrashBefore, CrashAfterApply, ReplyLost, Overlap, DuplicateOverlap} {
+	for _, k := range []ScenarioKind{CrashBefore, CrashAfterApply, ReplyLost, Overlap, DuplicateOverlap, StatementReplyLost} {
 		prefix := strings.TrimSuffix(kinds[k].token(Scenario{Kind: k}), "0")
 		if n, ok := at(prefix); ok {
 			return Scenario{Kind: k, Point: n}, nil
 		}
 	}
-	return Scenario{}, fmt.Errorf("twice: %q is not a scenario token (tokens look like once, sequential, crash@3, crash@end, duplicate-enqueue, crash-after@2, reply-lost@2, redrive-48h@2, overlap@1, concurrent:A2B2A, duplicate-overlap@1, duplicate-concurrent:A2B2A)", token)
+	return Scenario{}, fmt.Errorf("twice: %q is not a scenario token (tokens look like once, sequential, crash@3, crash@end, duplicate-enqueue, crash-after@2, reply-lost@2, sql-reply-lost@1, redrive-48h@2, overlap@1, concurrent:A2B2A, duplicate-overlap@1, duplicate-concurrent:A2B2A)", token)
 }
 
 // isConcurrentToken tells the tokens of concurrent scenarios ("concurrent:…",

@@ -24,6 +24,7 @@ func TestEveryKindRoundTripsThroughItsToken(t *testing.T) {
 
 		DuplicateOverlap:     {Kind: DuplicateOverlap, Point: 2},
 		DuplicateInterleaved: {Kind: DuplicateInterleaved, Schedule: "AB2A"},
+		StatementReplyLost:   {Kind: StatementReplyLost, Point: 4},
 	}
 	if len(examples) != len(kinds) {
 		t.Fatalf("the test covers %d kinds, the table has %d: add the new kind here", len(examples), len(kinds))

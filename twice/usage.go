@@ -89,16 +89,20 @@ func concurrentTokens(n int) []string {
 // unknownOnly is the error of an Only token that names no scenario of this
 // job: it lists every token the job has, the concurrent ones included when
 // the check plays them.
-func unknownOnly(only string, n int, sequential []string, cfg *config) error {
+func unknownOnly(only string, n, concurrentN int, sequential []string, cfg *config) error {
 	tokens := append([]string(nil), sequential...)
 	if cfg.pairOff(sameJob) == "" {
-		tokens = append(tokens, concurrentTokens(n)...)
+		tokens = append(tokens, concurrentTokens(concurrentN)...)
 	}
-	if cfg.pairOff(duplicateJobs) == "" && cfg.duplicatesByDefault() && n > 1 {
-		tokens = append(tokens, fmt.Sprintf("duplicate-overlap@1 … duplicate-overlap@%d", n-1))
+	if cfg.pairOff(duplicateJobs) == "" && cfg.duplicatesByDefault() && concurrentN > 1 {
+		tokens = append(tokens, fmt.Sprintf("duplicate-overlap@1 … duplicate-overlap@%d", concurrentN-1))
 	}
 	if _, err := parseToken(only); err != nil {
 		return usage(fmt.Errorf("%w; this job's scenarios are: %s", err, strings.Join(tokens, ", ")))
 	}
-	return usage(fmt.Errorf("twice: no scenario %q for this job (its reference run has %s); the scenarios are: %s", only, count(n, "point"), strings.Join(tokens, ", ")))
+	points := count(n, "point")
+	if cfg.conc.off == "" && concurrentN != n {
+		points += fmt.Sprintf(", %d in a concurrent scenario, where an autocommit statement commits at a point of its own", concurrentN)
+	}
+	return usage(fmt.Errorf("twice: no scenario %q for this job (its reference run has %s); the scenarios are: %s", only, points, strings.Join(tokens, ", ")))
 }

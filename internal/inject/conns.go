@@ -79,6 +79,9 @@ type conn struct {
 	owner  *Conns
 	mu     sync.Mutex
 	closed bool
+	armed  *armed // the statement in flight, when its reply is not passed through (implicit.go)
+	in     []byte // read from the server, not yet parsed (implicit.go)
+	out    []byte // parsed, not yet handed to pgx (implicit.go)
 }
 
 func (w *conn) cut() { _ = w.Close() }

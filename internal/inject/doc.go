@@ -37,6 +37,10 @@
 //     [Worker.UseDriver]), cut and healed as one ([Worker.Cut],
 //     [Worker.OnCut], [Worker.Heal], [Worker.RecordForeign],
 //     [Worker.TakeForeign], [Worker.Close]).
-//   - [ErrCrashed], [ErrForeignContext], [ErrFinished], [ErrReplyLost]: what
-//     a refused or struck call returns.
+//   - [ErrCrashed], [ErrForeignContext], [ErrFinished], [ErrReplyLost],
+//     [ErrStatementReplyLost]: what a refused or struck call returns.
+//   - [Plan.ImplicitTx], [Step.Implicit], [Step.Commits], [ImplicitLabel]
+//     (implicit.go): an autocommit statement played as its implicit
+//     transaction (a second point before its COMMIT), and a statement whose
+//     reply is lost after PostgreSQL committed it.
 package inject

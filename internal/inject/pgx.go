@@ -84,6 +84,12 @@ func ConnSetup(ctx context.Context) context.Context {
 }
 
 func (t *tracer) point(ctx context.Context, c *pgx.Conn, label string) context.Context {
+	return t.statement(ctx, c, label, "")
+}
+
+// statement is point for a statement with its SQL text, which may be played
+// as an implicit transaction or lose its reply (implicit.go).
+func (t *tracer) statement(ctx context.Context, c *pgx.Conn, label, sql string) context.Context {
 	if ctx.Value(connSetupKey{}) != nil {
 		if c != nil && IsCut(c.PgConn().Conn()) {
 			return refused(ctx, ErrCrashed)
@@ -105,11 +111,16 @@ func (t *tracer) point(ctx context.Context, c *pgx.Conn, label string) context.C
 	s := Step{Kind: SQL, Label: label}
 	if c != nil {
 		s.Backend = c.PgConn().PID()
+		s.Implicit = implicitStatement(c, sql)
 	}
-	if _, err := r.EnterStep(ctx, s); err != nil {
-		if letThrough(label, err) {
-			return ctx
-		}
+	s, err := r.EnterStep(ctx, s)
+	if err != nil && letThrough(label, err) {
+		return ctx
+	}
+	if err == nil {
+		err = arm(ctx, r, c, s)
+	}
+	if err != nil {
 		if c != nil {
 			_ = c.PgConn().Conn().Close()
 		}
@@ -148,27 +159,34 @@ func inStatement(ctx context.Context) context.Context {
 }
 
 func (t *tracer) TraceQueryStart(ctx context.Context, c *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
-	return inStatement(t.point(ctx, c, noted(ctx, Label(d.SQL))))
+	return inStatement(t.statement(ctx, c, noted(ctx, Label(d.SQL)), d.SQL))
 }
-func (t *tracer) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+func (t *tracer) TraceQueryEnd(ctx context.Context, c *pgx.Conn, _ pgx.TraceQueryEndData) {
+	disarm(ctx, c)
+}
 
 func (t *tracer) TraceBatchStart(ctx context.Context, c *pgx.Conn, d pgx.TraceBatchStartData) context.Context {
-	label := "batch"
+	label, sql := "batch", ""
 	if d.Batch != nil {
 		n := len(d.Batch.QueuedQueries)
 		if n > 0 {
 			label = fmt.Sprintf("batch of %d: %s", n, Label(d.Batch.QueuedQueries[0].SQL))
+			sql = d.Batch.QueuedQueries[0].SQL
 		}
 	}
-	return inStatement(t.point(ctx, c, noted(ctx, Label(label))))
+	return inStatement(t.statement(ctx, c, noted(ctx, Label(label)), sql))
 }
 func (t *tracer) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
-func (t *tracer) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData)     {}
+func (t *tracer) TraceBatchEnd(ctx context.Context, c *pgx.Conn, _ pgx.TraceBatchEndData) {
+	disarm(ctx, c)
+}
 
 func (t *tracer) TraceCopyFromStart(ctx context.Context, c *pgx.Conn, d pgx.TraceCopyFromStartData) context.Context {
-	return inStatement(t.point(ctx, c, Label("COPY "+d.TableName.Sanitize()+" FROM STDIN")))
+	return inStatement(t.statement(ctx, c, Label("COPY "+d.TableName.Sanitize()+" FROM STDIN"), "COPY"))
 }
-func (t *tracer) TraceCopyFromEnd(context.Context, *pgx.Conn, pgx.TraceCopyFromEndData) {}
+func (t *tracer) TraceCopyFromEnd(ctx context.Context, c *pgx.Conn, _ pgx.TraceCopyFromEndData) {
+	disarm(ctx, c)
+}
 
 // TracePrepareStart makes an explicit prepare (conn.Prepare, database/sql's
 // Prepare) a point; the prepare pgx sends under a statement, on a cold

@@ -29,8 +29,17 @@ type Plan struct {
 	// back). Only effect points are applied this way; see [Run.Applied].
 	CrashAfter int
 	// LoseReply loses the reply of the n-th point: the effect is applied but
-	// the job gets [ErrReplyLost], as after a timeout, and carries on.
+	// the job gets [ErrReplyLost], as after a timeout, and carries on. At a
+	// statement that commits ([Step.Commits]), PostgreSQL applies and commits
+	// it, then its connection is cut and the job gets a connection error
+	// ([ErrStatementReplyLost]).
 	LoseReply int
+	// ImplicitTx plays every autocommit statement of the attempt sent through
+	// pgx as PostgreSQL runs it, an implicit transaction: sent inside a
+	// BEGIN, it reaches a second point before its COMMIT (the concurrent
+	// scenarios, where another attempt may run in between). A statement's
+	// results and errors are what the job would get in autocommit.
+	ImplicitTx bool
 	// Wait, when set, is called before every point of the attempt proceeds
 	// (after it is recorded); a scheduler blocks in it. A non-nil error
 	// crashes the attempt at that point.

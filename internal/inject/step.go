@@ -42,6 +42,10 @@ type Step struct {
 	// otherwise). A scheduler uses it to ask whether the statement is blocked;
 	// it is never printed.
 	Backend uint32
+	// Implicit: an SQL statement sent through pgx outside a transaction
+	// block, which PostgreSQL runs as its own implicit transaction (not
+	// transaction control, not a session setting).
+	Implicit bool
 }
 
 func (s Step) String() string {

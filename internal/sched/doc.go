@@ -9,6 +9,9 @@
 // returned. Which ready attempt goes is a [Chooser]'s decision, so the same
 // choices always give the same interleaving; a [Replay] is such a sequence of
 // choices with a compact token ("A2B3A": A twice, B three times, A once).
+// twice plays the attempts with inject's Plan.ImplicitTx: a statement sent
+// outside a transaction block reaches two points, the statement and its
+// implicit COMMIT, as PostgreSQL runs it; the scheduler sees both as points.
 //
 // Lock awareness works like PostgreSQL's isolation tester: while a released
 // attempt's statement is in flight, a control connection asks PostgreSQL
