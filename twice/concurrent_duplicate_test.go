@@ -43,7 +43,7 @@ func TestConcurrentDuplicatesOnTheGenericQueue(t *testing.T) {
 	rep, tokens := findingTokens(t, bonusJob(`CREATE TABLE bonuses (order_id bigint NOT NULL)`), twice.ConcurrentDuplicates())
 	i := slices.IndexFunc(tokens, func(s string) bool { return s == "duplicate-overlap@1" })
 	require.GreaterOrEqual(t, i, 0, rep.String())
-	require.Equal(t, "not idempotent: concurrent duplicate enqueue: the producer enqueued the job twice and two workers took both copies at once; job-1 paused after point 1 of 5 while job-2 ran to the end, then job-1 resumed", rep.Findings[i].Headline)
+	require.Equal(t, "not idempotent: concurrent duplicate enqueue: the producer enqueued the job twice and two workers took both copies at once; job-1 paused after point 1 of 6 while job-2 ran to the end, then job-1 resumed", rep.Findings[i].Headline)
 
 	rep, tokens = findingTokens(t, bonusJob(`CREATE TABLE bonuses (order_id bigint PRIMARY KEY)`), twice.ConcurrentDuplicates())
 	require.Empty(t, tokens, rep.String())

@@ -76,7 +76,7 @@ func TestTheApplicationsPoolConfigurationApplies(t *testing.T) {
 		}
 	}))
 	require.Empty(t, tokens, rep.String())
-	require.Contains(t, rep.Tokens(), "concurrent:AB")
+	require.Contains(t, rep.Tokens(), "overlap@1", "a concurrent scenario ran, on the second worker too")
 	require.Len(t, rep.Reference.Attempts[0].Points, 1)
 	require.Greater(t, connects.Load(), int64(1), "AfterConnect ran on the workers' connections")
 	require.Greater(t, traced.n.Load(), int64(len(rep.Scenarios)), "the application's tracer saw the statements")
