@@ -231,13 +231,24 @@ func outcomeOf(result string, err error, snap *pgfixture.Snapshot) accessOutcome
 	return accessOutcome{result: result, rows: snap.String()}
 }
 
+// productionConfig is a default pgxpool's configuration for db: its pool
+// settings as pgxpool.ParseConfig gives them, and db's connection settings
+// with the password its URL masks (a server of container or DSN mode asks
+// for it).
+func productionConfig(t *testing.T, db *pgfixture.DB) *pgxpool.Config {
+	t.Helper()
+	cfg, err := pgxpool.ParseConfig(db.URL())
+	require.NoError(t, err)
+	cfg.ConnConfig = db.ConnConfig()
+	return cfg
+}
+
 // onProduction runs a case on a plain pgxpool configured as the
 // application configures it (and a *sql.DB on the same settings).
 func onProduction(t *testing.T, c accessCase) accessOutcome {
 	ctx := context.Background()
 	db := pgfixture.New(t, accessSchema)
-	cfg, err := pgxpool.ParseConfig(db.URL())
-	require.NoError(t, err)
+	cfg := productionConfig(t, db)
 	if c.pool != nil {
 		c.pool(cfg)
 	}
@@ -246,7 +257,9 @@ func onProduction(t *testing.T, c accessCase) accessOutcome {
 	defer pool.Close()
 	var sqlDB *sql.DB
 	if c.libpq {
-		sqlDB, err = sql.Open("postgres", db.URL())
+		cc := db.ConnConfig()
+		sqlDB, err = sql.Open("postgres", fmt.Sprintf("host=%s port=%d user=%s password='%s' dbname=%s sslmode=disable",
+			cc.Host, cc.Port, cc.User, strings.ReplaceAll(cc.Password, "'", `\'`), cc.Database))
 		require.NoError(t, err)
 	} else {
 		var opts []stdlib.OptionOpenDB

@@ -38,7 +38,7 @@ func TestSliceAndMapToJSONBOnAPoolPass(t *testing.T) {
 
 	// What production does: a default pgxpool.
 	db := pgfixture.New(t, profileSchema)
-	pool, err := pgxpool.New(context.Background(), db.URL())
+	pool, err := pgxpool.NewWithConfig(context.Background(), productionConfig(t, db))
 	require.NoError(t, err)
 	defer pool.Close()
 	_, err = pool.Exec(context.Background(), `INSERT INTO profiles (id) VALUES (1)`)
