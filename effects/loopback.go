@@ -3,7 +3,6 @@ package effects
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -39,14 +38,9 @@ func isLoopback(host string) bool {
 // gate protocol of a mounted host, and records it by the same rules.
 func (r *Router) pass(req *http.Request, rt http.RoundTripper) (*http.Response, error) {
 	ctx := req.Context()
-	var body []byte
-	if req.Body != nil {
-		var err error
-		body, err = io.ReadAll(req.Body)
-		_ = req.Body.Close()
-		if err != nil {
-			return nil, fmt.Errorf("effects: reading the body of %s %s: %w", req.Method, req.URL, err)
-		}
+	body, err := readBody(req)
+	if err != nil {
+		return nil, err
 	}
 	target := LoopbackHost + req.URL.Path
 	label := "http " + req.Method + " " + target
@@ -54,7 +48,7 @@ func (r *Router) pass(req *http.Request, rt http.RoundTripper) (*http.Response, 
 		label += " (Idempotency-Key " + k + ")"
 	}
 	var resp *http.Response
-	err := r.rec.apply(ctx, Call{Kind: KindHTTP, Label: label}, func(ctx context.Context, o Origin) error {
+	err = r.rec.apply(ctx, Call{Kind: KindHTTP, Label: label}, func(ctx context.Context, o Origin) error {
 		out := req.Clone(ctx)
 		out.Body = io.NopCloser(bytes.NewReader(body))
 		out.ContentLength = int64(len(body))

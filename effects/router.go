@@ -165,14 +165,9 @@ var safeMethods = map[string]bool{http.MethodGet: true, http.MethodHead: true, h
 
 func (r *Router) serve(req *http.Request, h http.Handler) (*http.Response, error) {
 	ctx := req.Context()
-	var body []byte
-	if req.Body != nil {
-		var err error
-		body, err = io.ReadAll(req.Body)
-		_ = req.Body.Close()
-		if err != nil {
-			return nil, fmt.Errorf("effects: reading the body of %s %s: %w", req.Method, req.URL, err)
-		}
+	body, err := readBody(req)
+	if err != nil {
+		return nil, err
 	}
 	target := strings.ToLower(req.URL.Host) + req.URL.Path
 	label := "http " + req.Method + " " + target
@@ -180,7 +175,7 @@ func (r *Router) serve(req *http.Request, h http.Handler) (*http.Response, error
 		label += " (Idempotency-Key " + k + ")"
 	}
 	var resp *http.Response
-	err := r.rec.apply(ctx, Call{Kind: KindHTTP, Label: label}, func(ctx context.Context, o Origin) error {
+	err = r.rec.apply(ctx, Call{Kind: KindHTTP, Label: label}, func(ctx context.Context, o Origin) error {
 		in := req.Clone(ctx)
 		in.Body = io.NopCloser(bytes.NewReader(body))
 		in.ContentLength = int64(len(body))
@@ -213,4 +208,17 @@ func bodyPayload(body []byte) string {
 		return canonical
 	}
 	return string(body)
+}
+
+// readBody reads and closes req's body (nil when it has none).
+func readBody(req *http.Request) ([]byte, error) {
+	if req.Body == nil {
+		return nil, nil
+	}
+	body, err := io.ReadAll(req.Body)
+	_ = req.Body.Close()
+	if err != nil {
+		return nil, fmt.Errorf("effects: reading the body of %s %s: %w", req.Method, req.URL, err)
+	}
+	return body, nil
 }
