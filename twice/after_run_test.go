@@ -19,11 +19,14 @@ func auditAfterReturn(wait bool) func(ctx context.Context, a *twice.Attempt) err
 		if _, err := a.Pool.Exec(ctx, `UPDATE orders SET settled = true WHERE id = 6735`); err != nil {
 			return err
 		}
+		returning := make(chan struct{})
+		defer close(returning)
 		var wg sync.WaitGroup
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			if !wait {
+				<-returning
 				time.Sleep(20 * time.Millisecond) // Run has returned by now
 			}
 			for range 3 {
@@ -67,7 +70,10 @@ func auditOnBackground(ctx context.Context, a *twice.Attempt) error {
 	if _, err := a.Pool.Exec(ctx, `UPDATE orders SET settled = true WHERE id = 6735`); err != nil {
 		return err
 	}
+	returning := make(chan struct{})
+	defer close(returning)
 	go func() {
+		<-returning
 		time.Sleep(20 * time.Millisecond) // Run has returned by now
 		_, _ = a.Pool.Exec(context.Background(), `UPDATE orders SET notified = true WHERE id = 6735`)
 	}()

@@ -55,32 +55,57 @@ func (c *checker) startAttempt(ctx context.Context, w *inject.Worker, jobID stri
 	name := fmt.Sprintf("attempt %d of %s", number, jobID)
 	rctx, run := inject.Start(ctx, name, plan)
 	run.OnCrash(w.Cut)
+	h := c.handlesOf(w)
 	a := &Attempt{
 		JobID:    jobID,
 		Number:   number,
 		Pool:     w.Pool,
 		DB:       w.DB,
-		Mailer:   c.mailer,
-		Webhooks: c.webhooks,
-		HTTP:     c.http,
+		Mailer:   h.mailer,
+		Webhooks: h.webhooks,
+		HTTP:     h.http,
 		Payments: effects.ProviderURL,
 		clock:    c.now,
-		recorder: c.recorder,
+		recorder: h.recorder,
 
 		throughDefault: c.throughDefault,
 	}
 	rctx = context.WithValue(rctx, attemptKey{}, a)
-	ra := &runningAttempt{c: c, worker: w, run: run, rec: AttemptRecord{JobID: jobID, Number: number}, done: make(chan attemptExit, 1)}
+	_, kind, jobRun := c.followUpOf(jobID) // followups.go
+	if jobRun == nil {
+		jobRun = c.job.Run
+	}
+	ra := &runningAttempt{c: c, worker: w, run: run, rec: AttemptRecord{JobID: jobID, Number: number, kind: kind}, done: make(chan attemptExit, 1)}
 	if skip != "" {
 		ra.rec.NotDelivered, ra.rec.Note = true, skip
 		ra.done <- attemptExit{}
 		return ra
 	}
+	if c.cfg.freshPerDelivery {
+		if err := c.freshWorker(ctx, w); err != nil {
+			c.mu.Lock()
+			if c.queueErr == nil {
+				c.queueErr = err // the check's error, as a queue hook's is
+			}
+			c.mu.Unlock()
+		}
+	}
+	ra.rec.SessionState = c.sessionState(ctx, w) // sessionstate.go: before the attempt owns w
 	ra.label = nextAttemptLabel()
+	c.mu.Lock()
+	if c.attempts == nil {
+		c.attempts = map[*inject.Run]*Attempt{}
+	}
+	c.attempts[run] = a
+	c.mu.Unlock()
+	c.noteRan(name, run, w)
 	w.Owner.Begin(run) // a call on w's handles without the attempt's context is this attempt's
 	go func() {
 		returned := false
 		defer func() {
+			// Whatever the job's goroutines call from now on is after Run:
+			// refused at once, not when the waiter gets to it.
+			ra.run.Refuse()
 			if p := recover(); p != nil {
 				ra.done <- attemptExit{panic: fmt.Sprintf("panic: %v\n%s", p, cleanStack(string(debug.Stack())))}
 			} else if !returned {
@@ -90,8 +115,9 @@ func (c *checker) startAttempt(ctx context.Context, w *inject.Worker, jobID stri
 			}
 		}()
 		labelGoroutine(ra.label)
-		err := c.job.Run(rctx, a)
+		err := jobRun(rctx, a)
 		returned = true
+		ra.run.Refuse()
 		ra.done <- attemptExit{err: err}
 	}()
 	return ra
@@ -112,6 +138,9 @@ func (ra *runningAttempt) wait(timeout time.Duration, ackLost bool) AttemptRecor
 	case <-timer.C:
 		rec.Hung = true
 		rec.Slow = ra.runningInPostgres() // slow.go
+		if rec.Slow {
+			rec.LockHolder = ra.lockHolder() // lockholder.go
+		}
 		ra.run.Crash(fmt.Sprintf("hung for %s", timeout))
 		grace := time.NewTimer(graceAfterCancel)
 		select {
@@ -130,6 +159,9 @@ func (ra *runningAttempt) wait(timeout time.Duration, ackLost bool) AttemptRecor
 	rec.AfterRun = ra.afterRun()
 	ra.run.Finish()
 	ra.worker.Owner.End(ra.run)
+	ra.c.mu.Lock()
+	delete(ra.c.attempts, ra.run)
+	ra.c.mu.Unlock()
 	rec.Points = ra.run.Steps()
 	rec.Crashed, rec.CrashAt, rec.Reason = ra.run.Crashed()
 	rec.Err, rec.Panic, rec.Goexit = res.err, res.panic, res.goexit

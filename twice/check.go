@@ -20,17 +20,13 @@ import (
 // checker holds what one check reuses across its scenarios: one database,
 // one worker with warm connections, one effect log.
 type checker struct {
-	cfg      *config
-	job      Job
-	srv      *pgfixture.Server
-	db       *pgfixture.DB
-	worker   *inject.Worker
-	log      *effects.Log
-	mailer   *effects.Mailer
-	webhooks *effects.WebhookSink
-	http     *http.Client
-	recorder *effects.Recorder // every effect call: effects_wiring.go
-	router   *effects.Router   // behind a.HTTP
+	cfg    *config
+	job    Job
+	srv    *pgfixture.Server
+	db     *pgfixture.DB
+	worker *inject.Worker
+	log    *effects.Log
+	router *effects.Router // behind http.DefaultTransport; the handles' own are per worker (handles)
 	// started is when the check began; wallDeadline, when set, is when
 	// its wall budget ends, and wallEach what a scenario costs (wall.go).
 	started      time.Time
@@ -46,10 +42,20 @@ type checker struct {
 	conc    *concurrency // the concurrent scenarios' workers
 	closers []func()
 
-	mu       sync.Mutex
-	clock    time.Time
-	foreign  []string // effect calls made with a context that is not the attempt's
-	queueErr error    // the first error of a queue hook (queue.go)
+	mu      sync.Mutex
+	clock   time.Time
+	foreign []string // effect calls made with a context that is not the attempt's
+	// handles are each worker's effect handles (effects_gate.go), and
+	// attempts the attempt each running run was started for.
+	handles  map[*inject.Worker]*effectHandles
+	attempts map[*inject.Run]*Attempt
+	ran      []ranAttempt  // the attempts started in the current scenario (lockholder.go)
+	queueErr error         // the first error of a queue hook (queue.go)
+	follow   followUpState // the scenario's follow-ups (followups.go)
+	// setUp is how each worker session started, and left what each was
+	// seen with in the current scenario (sessionstate.go).
+	setUp setUpStates
+	left  map[uint32]*leftState
 
 	parallel int   // how many scenarios may play at once (parallel.go)
 	shard    shard // the share of the scenarios this check plays (shard.go)
@@ -176,10 +182,11 @@ func newChecker(ctx context.Context, job Job, cfg *config) (*checker, error) {
 		return nil, err
 	}
 	c := &checker{cfg: cfg, job: job, srv: srv, db: db, worker: worker, log: effects.NewLog()}
+	c.setUp.watch(worker)
 	c.onClose(release) // last, once every worker is closed
 	c.onClose(worker.Close)
-	if cfg.sqlDriver != "" {
-		if err := c.useSQLDriver(cfg.sqlDriver); err != nil {
+	if cfg.sqlOpen != nil {
+		if err := c.useSQLDriver(); err != nil {
 			_ = c.close(ctx, false)
 			return nil, err
 		}
@@ -407,7 +414,12 @@ func (c *checker) scenario(ctx context.Context, s Scenario, how playArgs) (*Scen
 	c.mu.Lock()
 	c.clock = c.cfg.start
 	c.foreign = nil
+	c.ran = nil
+	c.left = nil
 	c.mu.Unlock()
+	if err := c.resetFollowUps(ctx); err != nil { // followups.go
+		return nil, err
+	}
 	c.worker.TakeForeign()
 
 	c.cfg.progress.start(c.job.Name, s.Token())
@@ -440,6 +452,7 @@ func (c *checker) scenario(ctx context.Context, s Scenario, how playArgs) (*Scen
 	err := d.play(c, ctx, sr, how)
 	if err == nil {
 		c.playNextRun(ctx, sr)
+		c.workFollowUps(ctx, sr) // followups.go
 	}
 	if watch != nil {
 		sr.Sessions = mergeSessions(atPoints, watch.end())
@@ -523,7 +536,8 @@ func (c *checker) deliver(ctx context.Context, sr *ScenarioRun, jobID string, d 
 // run. The fault strikes one delivery: every later one runs clean.
 func (c *checker) deliverOn(ctx context.Context, sr *ScenarioRun, w *inject.Worker, jobID string, d delivery) bool {
 	snoozes, offset, pending := 0, 0, d.pending()
-	for n := 1; n <= c.cfg.maxDeliveries; n++ {
+	maxDeliveries := c.maxDeliveries(jobID) // followups.go
+	for n := 1; n <= maxDeliveries; n++ {
 		p, lost, crash := inject.Plan{Offset: offset, Wait: d.wait}, false, false
 		if pending {
 			p.CrashBefore, p.CrashAfter, p.LoseReply = d.fault.CrashBefore, d.fault.CrashAfter, d.fault.LoseReply
@@ -560,7 +574,7 @@ func (c *checker) deliverOn(ctx context.Context, sr *ScenarioRun, w *inject.Work
 			continue
 		case outcomeLater:
 			offset += len(rec.Points)
-			if snoozes++; snoozes < c.cfg.maxDeliveries {
+			if snoozes++; snoozes < maxDeliveries {
 				n--
 			}
 			continue
@@ -573,7 +587,7 @@ func (c *checker) deliverOn(ctx context.Context, sr *ScenarioRun, w *inject.Work
 		why = "it returned: " + last.Err.Error()
 	}
 	sr.Problems = append(sr.Problems, Problem{Kind: ProblemGaveUp, Attempt: jobID,
-		Text: fmt.Sprintf("%s never succeeded: the queue gave up after %s; the last time %s", jobID, count(c.cfg.maxDeliveries, "delivery"), why)})
+		Text: fmt.Sprintf("%s never succeeded: the queue gave up after %s; the last time %s", jobID, count(maxDeliveries, "delivery"), why)})
 	return false
 }
 

@@ -127,9 +127,10 @@ func TestBadJobsGetClearMessages(t *testing.T) {
 	})
 	t.Run("background context", func(t *testing.T) {
 		rep, tokens := findingTokens(t, loyaltyJob("background ctx", backgroundContext))
-		require.Equal(t, []string{"once"}, tokens)
-		require.Contains(t, rep.String(), "the job bypassed its handles")
-		require.Contains(t, rep.String(), "email to ann@example.com: Your points")
+		require.NotContains(t, tokens, "once", rep.String())
+		require.NotContains(t, rep.String(), "the job bypassed its handles")
+		require.Contains(t, tokens, "crash-after@2")
+		require.Equal(t, "email to ann@example.com: Your points", rep.Reference.Attempts[0].Points[1].Label)
 	})
 	t.Run("never succeeds", func(t *testing.T) {
 		rep, tokens := findingTokens(t, loyaltyJob("fails", failsEveryTime), twice.Only("sequential"))

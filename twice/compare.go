@@ -61,6 +61,7 @@ func compare(ref, sr *ScenarioRun, cfg *config) *Finding {
 	f.Hints = append(f.Hints, sh.timeHints(want, f.Database)...)
 	f.Hints = append(f.Hints, jsonHints(want, f.Database)...)
 	f.Hints = append(f.Hints, keyHints(want, got, f.Database)...)
+	f.Hints = append(f.Hints, sessionStateHints(sr)...) // sessionstate.go
 	keys := newKeyAliases(ref, sr)
 	view := cfg.queue.labelled(keys.run(sr))
 	if sh != nil {
@@ -102,6 +103,7 @@ func referenceFinding(ref *ScenarioRun, first AttemptRecord, unseen []string, q 
 	if len(ref.Sessions) > 0 || len(unseen) > 0 {
 		f.Problems = append(f.Problems, foreignSessionProblem(ref.Sessions, unseen))
 	}
+	f.Problems = append(f.Problems, ref.followUpProblems...) // followups.go
 	if len(f.Problems) == 0 {
 		return nil
 	}
@@ -156,6 +158,7 @@ func headline(f *Finding, sr *ScenarioRun, words func(Scenario, Happened, string
 		}
 		said += ", then the next scheduled run (Periodic)"
 	}
+	said += sr.followUpsHeadline() // followups.go
 	return strings.Join(promises, "; ") + ": " + said
 }
 
@@ -192,6 +195,9 @@ func hungProblem(a AttemptRecord, timeout time.Duration) Problem {
 	if timeout > 0 {
 		bound = fmt.Sprintf("AttemptTimeout (%s)", timeout)
 	}
+	if a.Slow && a.LockHolder != "" {
+		return lockWaitProblem(a, bound)
+	}
 	if a.Slow {
 		n := len(a.Points)
 		s := fmt.Sprintf("%s was still running a statement in PostgreSQL after %s: point %d (%s); it is slow, not hung. "+
@@ -218,7 +224,7 @@ func foreignProblem(labels []string) Problem {
 	for _, l := range labels {
 		b.WriteString("\n    " + l)
 	}
-	b.WriteString("\n  pass the ctx the job was given to every query and effect call (not context.Background() or a context of your own)")
+	b.WriteString("\n  a call on the attempt's handles is the attempt's only while it runs: make every call before Run returns (wait for the goroutines it starts)")
 	return Problem{Kind: ProblemForeignContext, Text: b.String()}
 }
 

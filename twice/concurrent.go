@@ -270,10 +270,14 @@ func (c *checker) concurrentWorkers() error {
 		if err != nil {
 			return err
 		}
+		c.setUp.watch(w)
 		c.onClose(w.Close)
-		if c.cfg.sqlDriver != "" {
-			if err := w.UseDriver(c.cfg.sqlDriver, driverURL(cfg)); err != nil {
-				return fmt.Errorf("twice: SQLDriver(%q): %w", c.cfg.sqlDriver, err)
+		if err := c.addHandles(w); err != nil {
+			return err
+		}
+		if c.cfg.sqlOpen != nil {
+			if err := c.useSQL(w, cfg); err != nil {
+				return err
 			}
 		}
 		k.workers[i] = w

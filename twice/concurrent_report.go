@@ -101,9 +101,22 @@ func (it *interleaving) timeline(sr *ScenarioRun) string {
 	for _, r := range rows {
 		b.WriteString(line(r.col, r.text))
 	}
-	if len(later) > 0 {
+	var redelivered, followUps []AttemptRecord
+	for _, a := range later {
+		if a.kind != "" { // followups.go
+			followUps = append(followUps, a)
+		} else {
+			redelivered = append(redelivered, a)
+		}
+	}
+	if len(redelivered) > 0 {
 		b.WriteString("  then redelivered, one after the other:\n")
-		seq := timeline(&ScenarioRun{Attempts: later})
+		seq := timeline(&ScenarioRun{Attempts: redelivered})
+		b.WriteString(indent(strings.TrimPrefix(seq, "timeline:\n"), "  "))
+	}
+	if len(followUps) > 0 {
+		b.WriteString("  then the follow-ups it enqueued, one after the other:\n")
+		seq := timeline(&ScenarioRun{Attempts: followUps})
 		b.WriteString(indent(strings.TrimPrefix(seq, "timeline:\n"), "  "))
 	}
 	return b.String()

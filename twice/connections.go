@@ -16,7 +16,7 @@ func (c *config) concurrentMayRun() bool {
 // concurrent scenarios runs on the check's own worker; under another
 // isolation level or database/sql driver both get new ones.
 func (c *config) concurrentReusesCheckWorker() bool {
-	return c.conc.isolation == ReadCommitted && c.sqlDriver == ""
+	return c.conc.isolation == ReadCommitted && c.sqlOpen == nil
 }
 
 // workersNeeded is how many workers a check may make: its own, and one or

@@ -2,19 +2,28 @@ package twice
 
 import (
 	"context"
+	"fmt"
+	"net/http"
 
 	"github.com/twicekit/twicekit/effects"
 	"github.com/twicekit/twicekit/faults"
 	"github.com/twicekit/twicekit/internal/inject"
 )
 
-// gate makes effect calls points of the attempt in their context.
-type gate struct{ c *checker }
+// gate makes effect calls points of the attempt they belong to. Each worker
+// has effect handles of their own (effectHandles), whose gate asks the
+// worker's owner, as its statements do: a call carrying an attempt's
+// context is that attempt's; a call carrying none (context.Background(), a
+// request made with http.NewRequest) is the attempt running on the worker;
+// between attempts it is refused and reported as foreign.
+type gate struct {
+	c     *checker
+	owner *inject.Owner // nil: only the context says whose a call is
+}
 
 func (g gate) Before(ctx context.Context, call effects.Call) (effects.Origin, error) {
-	run := inject.FromContext(ctx)
-	a := attemptOf(ctx)
-	if run == nil || a == nil {
+	run := g.owner.Of(ctx)
+	if run == nil {
 		g.c.mu.Lock()
 		g.c.foreign = append(g.c.foreign, call.Label)
 		g.c.mu.Unlock()
@@ -24,12 +33,73 @@ func (g gate) Before(ctx context.Context, call effects.Call) (effects.Origin, er
 	if err != nil {
 		return effects.Origin{}, err
 	}
+	a := g.c.attemptOfRun(ctx, run)
+	if a == nil {
+		return effects.Origin{}, faults.ErrFinished // (ended between the owner's answer and here)
+	}
 	return effects.Origin{JobID: a.JobID, Attempt: a.Number, Point: s.Index}, nil
 }
 
 func (g gate) After(ctx context.Context, _ effects.Call) error {
-	if run := inject.FromContext(ctx); run != nil {
+	if run := g.owner.Of(ctx); run != nil {
 		return run.Applied(ctx)
 	}
 	return nil
+}
+
+// attemptOfRun is the attempt of run: the one ctx carries when it is run's,
+// else the one the check started run for (nil once it ended).
+func (c *checker) attemptOfRun(ctx context.Context, run *inject.Run) *Attempt {
+	if inject.FromContext(ctx) == run {
+		if a := attemptOf(ctx); a != nil {
+			return a
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.attempts[run]
+}
+
+// effectHandles are the effect handles of the attempts on one worker: the
+// mailer, the webhook sink, the recorder behind a.Effect and the client
+// behind a.HTTP, all recording in the check's log and asking the worker's
+// owner whose a call is.
+type effectHandles struct {
+	mailer   *effects.Mailer
+	webhooks *effects.WebhookSink
+	recorder *effects.Recorder
+	http     *http.Client
+}
+
+// addHandles makes the effect handles of worker w (wireEffects and
+// concurrentWorkers call it for each worker they make).
+func (c *checker) addHandles(w *inject.Worker) error {
+	g := gate{c: c, owner: w.Owner}
+	router := effects.NewRouter(c.log, g, c.provider)
+	for _, m := range c.cfg.effects.hosts {
+		if err := router.Mount(m.host, m.handler); err != nil {
+			return fmt.Errorf("twice: HTTPHost: %w", err)
+		}
+	}
+	h := &effectHandles{
+		mailer:   effects.NewMailer(c.log, g),
+		webhooks: effects.NewWebhookSink(c.log, g),
+		recorder: effects.NewRecorder(c.log, g),
+		http:     router.Client(),
+	}
+	c.onClose(h.http.CloseIdleConnections)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.handles == nil {
+		c.handles = map[*inject.Worker]*effectHandles{}
+	}
+	c.handles[w] = h
+	return nil
+}
+
+// handlesOf returns the effect handles of worker w.
+func (c *checker) handlesOf(w *inject.Worker) *effectHandles {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.handles[w]
 }

@@ -42,28 +42,22 @@ func HTTPHost(host string, handler http.Handler) Option {
 	})
 }
 
-// wireEffects builds the effect fakes the attempts share: one recorder,
-// the mailer and the webhook sink on it, the payment provider on the
-// check's clock, and the router behind a.HTTP with the mounted hosts.
+// wireEffects builds the effect fakes: one log, the payment provider on the
+// check's clock, the router behind http.DefaultTransport with the mounted
+// hosts, and the effect handles of the check's worker (addHandles: every
+// worker has its own, recording in the same log).
 func (c *checker) wireEffects() error {
-	g := gate{c}
-	c.recorder = effects.NewRecorder(c.log, g)
-	c.mailer = effects.NewMailer(c.log, g)
-	c.webhooks = effects.NewWebhookSink(c.log, g)
+	g := gate{c: c, owner: c.worker.Owner}
 	c.provider = effects.NewProvider(c.log, c.now)
 	c.router = effects.NewRouter(c.log, g, c.provider)
-	c.http = c.router.Client()
 	c.throughDefault = c.router.ThroughDefault(loopbackTransport)
-	c.onClose(func() {
-		c.http.CloseIdleConnections()
-		c.provider.Close()
-	})
+	c.onClose(c.provider.Close)
 	for _, m := range c.cfg.effects.hosts {
 		if err := c.router.Mount(m.host, m.handler); err != nil {
 			return fmt.Errorf("twice: HTTPHost: %w", err)
 		}
 	}
-	return nil
+	return c.addHandles(c.worker)
 }
 
 // resetEffects gives every scenario a fresh world: the provider and the

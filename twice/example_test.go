@@ -115,3 +115,34 @@ func ExamplePeriodic() {
 	fmt.Println(rep.OK(), rep.Reference.Attempts[1].JobID)
 	// Output: true next-run
 }
+
+// A job run by a cron-like schedule (here every day at 03:00 UTC) plays its
+// next run at the schedule's next time on the check's clock.
+func ExamplePeriodicSchedule() {
+	nightly := func(t time.Time) time.Time {
+		n := time.Date(t.Year(), t.Month(), t.Day(), 3, 0, 0, 0, time.UTC)
+		if !n.After(t) {
+			n = n.AddDate(0, 0, 1)
+		}
+		return n
+	}
+	rep := twice.Check(context.Background(), outboxJob(true), twice.MaxDeliveries(1), twice.PeriodicSchedule(nightly),
+		twice.WithoutConcurrency("the scheduler starts the next run only after the last one ended"))
+	fmt.Println(rep.OK(), rep.Reference.Attempts[1].JobID)
+	// Output: true next-run
+}
+
+// A job that leaves a temporary table on its session fails when its
+// redelivery reuses the session; on a fresh session per delivery it passes,
+// so that table was the cause.
+func ExampleFreshSessionsPerDelivery() {
+	job := twice.Job{Name: "scratch totals", Schema: loyaltySchema, Seed: loyaltySeed,
+		Run: func(ctx context.Context, a *twice.Attempt) error {
+			_, err := a.Pool.Exec(ctx, `CREATE TEMP TABLE scratch (n int); UPDATE customers SET points = 50 WHERE id = 77`)
+			return err
+		}}
+	reused := twice.Check(context.Background(), job, twice.Only("sequential"), twice.MaxDeliveries(1))
+	fresh := twice.Check(context.Background(), job, twice.Only("sequential"), twice.FreshSessionsPerDelivery())
+	fmt.Println(reused.OK(), fresh.OK())
+	// Output: false true
+}

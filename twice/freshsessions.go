@@ -40,17 +40,24 @@ func (c *checker) freshSessions(ctx context.Context) error {
 	for _, w := range workers {
 		w.Fresh()
 	}
+	return c.waitSessionsEnded(ctx, workerSessionNames, "the check's workers")
+}
+
+// waitSessionsEnded waits until PostgreSQL has ended the sessions of the
+// check's database whose application_name is among names (whose: who
+// they are, for the error), at most freshSessionsWait.
+func (c *checker) waitSessionsEnded(ctx context.Context, names []string, whose string) error {
 	deadline := time.Now().Add(freshSessionsWait)
 	for {
 		var n int
-		if err := c.db.Pool().QueryRow(ctx, workerSessionsSQL, c.db.Name(), workerSessionNames).Scan(&n); err != nil {
+		if err := c.db.Pool().QueryRow(ctx, workerSessionsSQL, c.db.Name(), names).Scan(&n); err != nil {
 			return fmt.Errorf("twice: could not look at the sessions of the check's workers (pg_stat_activity): %w", err)
 		}
 		if n == 0 {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("twice: %d session(s) of the check's workers were still open %s after their connections were closed; the server did not end them (is it overloaded?)", n, freshSessionsWait)
+			return fmt.Errorf("twice: %d session(s) of %s were still open %s after their connections were closed; the server did not end them (is it overloaded?)", n, whose, freshSessionsWait)
 		}
 		time.Sleep(time.Millisecond)
 	}

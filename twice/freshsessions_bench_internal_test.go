@@ -37,3 +37,51 @@ func BenchmarkFreshSessions(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkSessionStateLook measures what the look at a worker's sessions
+// adds to a redelivery: one attempt of the 6-statement job on the warm
+// worker as a first delivery (no look), and as a redelivery (the worker's
+// idle sessions read first).
+func BenchmarkSessionStateLook(b *testing.B) {
+	ctx := context.Background()
+	c, err := newChecker(ctx, benchJob, newConfig(nil))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() { _ = c.close(ctx, false) }()
+	attempt := func(b *testing.B, number int) {
+		if rec := c.runAttempt(ctx, job1, number, inject.Plan{}, false); rec.Err != nil {
+			b.Fatal(rec.Err)
+		}
+	}
+	attempt(b, 1) // warm
+	b.Run("first", func(b *testing.B) {
+		for b.Loop() {
+			c.mu.Lock()
+			c.ran, c.left = nil, nil
+			c.mu.Unlock()
+			attempt(b, 1)
+		}
+	})
+	b.Run("redelivery", func(b *testing.B) {
+		for b.Loop() {
+			c.mu.Lock()
+			c.ran, c.left = c.ran[:0], nil
+			c.mu.Unlock()
+			attempt(b, 1)
+			attempt(b, 2)
+		}
+	})
+	b.Run("redelivery-no-look", func(b *testing.B) {
+		for b.Loop() {
+			c.mu.Lock()
+			c.ran, c.left = nil, nil
+			c.mu.Unlock()
+			attempt(b, 1)
+			c.mu.Lock()
+			c.ran = nil
+			c.mu.Unlock()
+			attempt(b, 2)
+		}
+	})
+}

@@ -43,8 +43,13 @@ func SeedSQL(statements ...string) func(ctx context.Context, tx pgx.Tx) error {
 }
 
 // Attempt is one delivery of one job, with everything the job may touch.
-// Jobs must use these handles and the context they were given. A statement
-// or effect call made with another context is refused and reported
+// Jobs must use these handles. A statement or effect call on them belongs
+// to the attempt its context carries. A call that carries no attempt's
+// context (context.Background(), database/sql's context-free methods, a
+// request made with http.NewRequest) belongs to the attempt running on
+// these handles, and is a point of it like any other. A call with the
+// context of an attempt that returned is refused (faults.ErrFinished). A
+// call made while no attempt runs on the handles is refused and reported
 // ([ProblemForeignContext]). A connection the job opens on its own to the
 // check's database is reported ([ProblemForeignSession]). A pool built with
 // pgxpool.NewWithConfig(ctx, a.Pool.Config()) is not the job's own: the

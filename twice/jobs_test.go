@@ -186,10 +186,10 @@ func panics(ctx context.Context, a *twice.Attempt) error {
 	return nil
 }
 
-// backgroundContext sends its email with a context of its own: effect calls
-// are matched to their attempt by their context, so the call is refused.
-// (A statement on a.Pool without a context is the attempt's: see
-// contextfree_test.go.)
+// backgroundContext sends its email on context.Background(): a call on the
+// attempt's handles without its context is the attempt running on the
+// worker (contextfree_test.go, contextfree_effects_test.go), so the email is
+// a point, and sending it before nothing records it is flagged.
 func backgroundContext(ctx context.Context, a *twice.Attempt) error {
 	if _, err := a.Pool.Exec(ctx, `UPDATE customers SET points = 50 WHERE id = $1`, 77); err != nil {
 		return err

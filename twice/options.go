@@ -1,6 +1,7 @@
 package twice
 
 import (
+	"database/sql/driver"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -29,13 +30,19 @@ type config struct {
 	testName       string
 	keepFailed     bool
 	start          time.Time
-	sqlDriver      string
-	configurePool  func(*pgxpool.Config) // the application's pool configuration (poolconfig.go)
+	sqlDriver      string                                     // the option that set sqlOpen, for errors: SQLDriver("postgres"), SQLConnector
+	sqlOpen        func(dsn string) (driver.Connector, error) // a.DB's connector (sqldriver.go); nil: pgx's
+	configurePool  func(*pgxpool.Config)                      // the application's pool configuration (poolconfig.go)
 	redrives       []time.Duration
-	periodic       time.Duration // Periodic: periodic.go
+	periodic       time.Duration             // Periodic: periodic.go
+	periodicNext   func(time.Time) time.Time // PeriodicSchedule: periodic.go
+	followUps      followUpConfig            // WorkFollowUps: followups.go
 	// everyCrashPoint replays crash points that leave the same world as an
 	// earlier one (crashstates.go).
 	everyCrashPoint bool
+	// freshPerDelivery starts every delivery on fresh sessions
+	// (FreshSessionsPerDelivery: sessionstate.go).
+	freshPerDelivery bool
 	// progress, when set, follows the scenario running (AssertIdempotent
 	// watches it for long checks and go test's -timeout).
 	progress     *progress
@@ -140,6 +147,16 @@ func snapshotOption(o pgfixture.SnapshotOption) Option {
 // the same transaction as the order, so the producer cannot enqueue twice").
 func WithoutDuplicateEnqueue(reason string) Option {
 	return optionFunc(func(c *config) { c.dupEnqueueOff = reason })
+}
+
+// FreshSessionsPerDelivery starts every delivery on fresh sessions, as a
+// pool that hands each delivery a new connection would. By default only a
+// scenario's first delivery does, and its redeliveries reuse the worker's
+// sessions. With it, a redelivery finds nothing an earlier delivery left on
+// its session. A finding that names such state and goes away with it was
+// caused by that state.
+func FreshSessionsPerDelivery() Option {
+	return optionFunc(func(c *config) { c.freshPerDelivery = true })
 }
 
 // LateRedrive adds, for every effect point, a scenario where the attempt dies

@@ -153,10 +153,11 @@ func (c *checker) newLane(ctx context.Context) (lane *checker, ok bool, err erro
 		return nil, false, err
 	}
 	l := &checker{cfg: c.cfg, job: c.job, srv: c.srv, db: db, worker: worker, log: effects.NewLog()}
+	l.setUp.watch(worker)
 	l.onClose(release)
 	l.onClose(worker.Close)
-	if c.cfg.sqlDriver != "" {
-		if err := l.useSQLDriver(c.cfg.sqlDriver); err != nil {
+	if c.cfg.sqlOpen != nil {
+		if err := l.useSQLDriver(); err != nil {
 			_ = l.close(context.WithoutCancel(ctx), false)
 			return nil, false, err
 		}

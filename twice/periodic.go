@@ -25,16 +25,49 @@ const jobNext = "next-run"
 func Periodic(interval time.Duration) Option {
 	return optionFunc(func(c *config) {
 		if interval > 0 {
-			c.periodic = interval
+			c.periodic, c.periodicNext = interval, nil
 		}
 	})
+}
+
+// PeriodicSchedule is Periodic for a job whose schedule is not one
+// interval (a cron expression, a calendar). next gets a time on the check's
+// clock and returns the time of the next scheduled run after it. The check
+// plays the next run at next(now) on its clock, where now is the check's
+// time when the scenario ended. River's river.PeriodicSchedule has this
+// method (Next); twiceriver, twiceasynq and twicetemporal pass their
+// schedules here.
+func PeriodicSchedule(next func(time.Time) time.Time) Option {
+	return optionFunc(func(c *config) {
+		if next != nil {
+			c.periodic, c.periodicNext = 0, next
+		}
+	})
+}
+
+// periodicOn reports whether the job runs again on a schedule.
+func (c *config) periodicOn() bool { return c.periodic > 0 || c.periodicNext != nil }
+
+// nextRun is the time of the next scheduled run after t, on the check's
+// clock (t itself when the job is not periodic, or when a schedule gives
+// no later time).
+func (c *config) nextRun(t time.Time) time.Time {
+	switch {
+	case c.periodicNext != nil:
+		if n := c.periodicNext(t); n.After(t) {
+			return n
+		}
+		return t
+	default:
+		return t.Add(c.periodic)
+	}
 }
 
 // playNextRun plays the next scheduled run after a scenario, unless an
 // attempt panicked or hung; when it succeeds, the give-ups before it are
 // recovered.
 func (c *checker) playNextRun(ctx context.Context, sr *ScenarioRun) {
-	if c.cfg.periodic <= 0 {
+	if !c.cfg.periodicOn() {
 		return
 	}
 	for _, p := range sr.Problems {
@@ -43,7 +76,7 @@ func (c *checker) playNextRun(ctx context.Context, sr *ScenarioRun) {
 		}
 	}
 	c.mu.Lock()
-	c.clock = c.clock.Add(c.cfg.periodic)
+	c.clock = c.cfg.nextRun(c.clock)
 	c.mu.Unlock()
 	before := len(sr.Problems)
 	if !c.deliver(ctx, sr, jobNext, delivery{}) {

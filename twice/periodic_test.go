@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"sync"
 	"testing"
 	"time"
 
@@ -97,4 +98,47 @@ func TestPeriodicPublisherIsRetriedByItsNextRun(t *testing.T) {
 	require.Equal(t, "not idempotent: crash after point 2 of 3 was applied (payment POST /v1/payouts (no Idempotency-Key)), before the job heard back; the queue did not deliver it again (MaxDeliveries), then the next scheduled run (Periodic)", f.Headline)
 	require.Contains(t, f.Timeline, "attempt 1 of next-run")
 	require.Empty(t, f.Problems, "the next run recovered the give-up")
+}
+
+// nightly is a schedule that is no interval: every day at 03:00 UTC.
+func nightly(t time.Time) time.Time {
+	n := time.Date(t.Year(), t.Month(), t.Day(), 3, 0, 0, 0, time.UTC)
+	if !n.After(t) {
+		n = n.AddDate(0, 0, 1)
+	}
+	return n
+}
+
+// A schedule's next run is played at the schedule's next time on the
+// check's clock (the clock starts at 09:00, so 03:00 is 18 hours on), and
+// the outbox publisher's verdicts are those of the interval: the keyed one
+// is recovered, the one without a key is flagged by its next run.
+func TestPeriodicScheduleRunsAtItsNextTime(t *testing.T) {
+	t.Parallel()
+	var (
+		mu sync.Mutex
+		at []time.Time
+	)
+	job := outboxJob(true)
+	run := job.Run
+	job.Run = func(ctx context.Context, a *twice.Attempt) error {
+		if a.JobID == "next-run" {
+			mu.Lock()
+			at = append(at, a.Now())
+			mu.Unlock()
+		}
+		return run(ctx, a)
+	}
+	rep, tokens := findingTokens(t, job, append(outboxOptions, twice.PeriodicSchedule(nightly))...)
+	require.Empty(t, tokens, rep.String())
+	js, err := rep.JSON()
+	require.NoError(t, err)
+	require.Contains(t, string(js), `"periodic": "18h"`)
+	require.NotEmpty(t, at)
+	for _, ts := range at {
+		require.Equal(t, "03:00", ts.Format("15:04"), "every next run is at the schedule's time")
+	}
+
+	rep, tokens = findingTokens(t, outboxJob(false), append(outboxOptions, twice.PeriodicSchedule(nightly))...)
+	require.Contains(t, tokens, "crash-after@2", rep.String())
 }

@@ -26,6 +26,9 @@ type Delivery struct {
 	// Pool is the pool the attempt gets as Attempt.Pool (set for fetch): it
 	// tells one check's attempts from another's when checks run in parallel.
 	Pool *pgxpool.Pool
+	// FollowUp is the key of the follow-up (FollowUp.Key) when the job is
+	// one the checked job enqueued (WorkFollowUps); "" for the checked job.
+	FollowUp string
 }
 
 // QueueHook is a hook of the queue, called on the check's own connection
@@ -174,6 +177,7 @@ func (c *checker) queueFetch(ctx context.Context, pool *pgxpool.Pool, jobID stri
 		return ""
 	}
 	d := Delivery{JobID: jobID, Number: number, Pool: pool}
+	d.FollowUp, _, _ = c.followUpOf(jobID)
 	skip, err := c.cfg.queue.fetch(ctx, c.db.Pool(), d)
 	if err != nil {
 		c.queueError("fetch", d, err)
@@ -191,6 +195,7 @@ func (c *checker) afterAttempt(ctx context.Context, rec *AttemptRecord, ackLost 
 		return
 	}
 	d := Delivery{JobID: rec.JobID, Number: rec.Number, Err: rec.Err}
+	d.FollowUp, _, _ = c.followUpOf(rec.JobID)
 	if !rec.Crashed && rec.Err != nil && q.terminal != nil && q.terminal(rec.Err) {
 		rec.Terminal = true
 	}

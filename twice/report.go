@@ -145,6 +145,7 @@ func (r *Report) notChecked() string {
 	if r.covered != "" {
 		s += "\n" + r.covered
 	}
+	s += r.followUpsNote() // followups.go
 	return s + r.shard.text()
 }
 
@@ -156,7 +157,11 @@ func timeline(sr *ScenarioRun) string {
 	var b strings.Builder
 	b.WriteString("timeline:\n")
 	for _, a := range sr.Attempts {
-		fmt.Fprintf(&b, "  %s:\n", attemptName(a))
+		if a.kind != "" {
+			fmt.Fprintf(&b, "  %s (%s):\n", attemptName(a), a.kind)
+		} else {
+			fmt.Fprintf(&b, "  %s:\n", attemptName(a))
+		}
 		for _, s := range a.Points {
 			fmt.Fprintf(&b, "    %3d  %s\n", s.Index, s.Label)
 		}

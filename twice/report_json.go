@@ -1,6 +1,7 @@
 package twice
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -53,10 +54,13 @@ type JSONOptions struct {
 	DuplicateEnqueue string            `json:"duplicate_enqueue"` // "checked", or the reason it was not
 	Concurrency      string            `json:"concurrency"`       // "checked", or the reason it was not
 	LateRedrives     []string          `json:"late_redrives,omitempty"`
-	Periodic         string            `json:"periodic,omitempty"` // the Periodic interval, e.g. 1m
+	Periodic         string            `json:"periodic,omitempty"`   // the Periodic interval, e.g. 1m (PeriodicSchedule: from the clock's start to the next run)
+	FollowUps        string            `json:"follow_ups,omitempty"` // WorkFollowUps: "worked, at most N", or "compared before they run"
 	MaxDeliveries    int               `json:"max_deliveries"`
 	AttemptTimeout   string            `json:"attempt_timeout"`
 	Only             string            `json:"only,omitempty"`
+	// FreshSessions: FreshSessionsPerDelivery.
+	FreshSessions bool `json:"fresh_sessions_per_delivery,omitempty"`
 }
 
 // JSONScenario is one scenario that ran and its verdict.
@@ -117,6 +121,7 @@ func optionsOf(cfg *config) JSONOptions {
 		MaxDeliveries:    cfg.maxDeliveries,
 		AttemptTimeout:   cfg.attemptTimeout.String(),
 		Only:             cfg.only,
+		FreshSessions:    cfg.freshPerDelivery,
 	}
 	if b, err := cfg.conc.resolveBudget(); err == nil {
 		o.Budget = b.Name
@@ -130,8 +135,14 @@ func optionsOf(cfg *config) JSONOptions {
 	for _, d := range cfg.redrives {
 		o.LateRedrives = append(o.LateRedrives, shortDuration(d))
 	}
-	if cfg.periodic > 0 {
-		o.Periodic = shortDuration(cfg.periodic)
+	if cfg.periodicOn() {
+		o.Periodic = shortDuration(cfg.nextRun(cfg.start).Sub(cfg.start))
+	}
+	if f := cfg.followUps; f.pending != nil { // followups.go
+		o.FollowUps = fmt.Sprintf("worked, at most %d", cmp.Or(f.limit, DefaultFollowUpLimit))
+		if f.before {
+			o.FollowUps = "compared before they run"
+		}
 	}
 	for kind, p := range cfg.policies {
 		if o.Policies == nil {

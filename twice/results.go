@@ -35,9 +35,15 @@ type ScenarioRun struct {
 	// over.
 	Sessions []Session
 
-	numbers      map[string]int
-	varyingSet   *varyingSet   // the reference's: what differs between two clean runs (varying.go)
-	interleaving *interleaving // what the scheduler did in a concurrent scenario
+	numbers map[string]int
+	// The follow-ups it worked ("follow-up-1: kind"), the kinds it left as
+	// rows for want of a worker, and the limit it stopped at (followups.go).
+	followUpKinds      []string
+	followUpsUnworked  []string
+	followUpsPastLimit int
+	followUpProblems   []Problem     // what went wrong with the follow-ups: a reference run's are a finding
+	varyingSet         *varyingSet   // the reference's: what differs between two clean runs (varying.go)
+	interleaving       *interleaving // what the scheduler did in a concurrent scenario
 }
 
 // Token is the scenario's token, as -twice.run takes it.
@@ -91,6 +97,18 @@ type AttemptRecord struct {
 	// Slow: when Hung, its latest statement was still running in
 	// PostgreSQL (a slow job, not one doing nothing).
 	Slow bool
+	// LockHolder: when Slow, who holds the lock its latest statement was
+	// waiting for ("attempt 1 of job-1 (its point 2: SELECT … FOR
+	// UPDATE)", "a session the check did not open (application_name
+	// psql)"); empty when it waited for no lock.
+	LockHolder string
+	// SessionState says what earlier deliveries of the scenario had left on
+	// the worker's idle sessions as the attempt started ("attempt 1 of job-1
+	// left temporary table scratch, advisory lock (42)"): a temporary
+	// table, a session advisory lock, a parameter SET for the session, a
+	// statement made with SQL PREPARE, a LISTEN. It is empty for a first
+	// delivery, which starts on fresh sessions, and when nothing was left.
+	SessionState string
 	// AfterRun holds the first call a goroutine the attempt started made
 	// on its handles after Run returned (refused); empty when none did.
 	AfterRun []string
@@ -105,6 +123,8 @@ type AttemptRecord struct {
 	Terminal     bool   // returned an error that ends the job
 	NotDelivered bool   // the queue would not deliver it (Note says why)
 	Note         string // the queue's words, printed under the attempt
+
+	kind string // a follow-up's kind (followups.go)
 }
 
 // Name is "attempt N of JOB", as reports print it.

@@ -1,6 +1,7 @@
 package twice
 
 import (
+	"database/sql/driver"
 	"fmt"
 	"net"
 	"net/url"
@@ -8,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/twicekit/twicekit/internal/inject"
 )
 
 // SQLDriver makes Attempt.DB a *sql.DB on the database/sql driver registered
@@ -27,16 +30,48 @@ import (
 // The driver gets a postgres:// URL for the check's database
 // (sslmode=disable unless the server is reached over TLS).
 func SQLDriver(name string) Option {
-	return optionFunc(func(c *config) { c.sqlDriver = name })
+	return optionFunc(func(c *config) {
+		c.sqlDriver = fmt.Sprintf("SQLDriver(%q)", name)
+		c.sqlOpen = func(dsn string) (driver.Connector, error) { return inject.OpenConnector(name, dsn) }
+	})
 }
 
-// useSQLDriver replaces the worker's *sql.DB with one on the named driver.
-func (c *checker) useSQLDriver(name string) error {
-	if err := c.worker.UseDriver(name, driverURL(workerConfig(c.db))); err != nil {
-		return fmt.Errorf("twice: SQLDriver(%q): %w", name, err)
+// SQLConnector makes Attempt.DB a *sql.DB on the application's own
+// database/sql connector, with the options it gives it. open gets a
+// postgres:// URL of the check's database (the one SQLDriver's drivers get)
+// and returns the connector, as the application builds it from its own DSN:
+// lib/pq's pq.NewConnector with a notice handler or a dialer, a driver's
+// connector with its own settings. The connector is wrapped as SQLDriver's
+// drivers are, so its statements are points of the attempt. open must
+// connect with the URL's settings (it may add its own): the check finds its
+// sessions by their application_name.
+//
+// open is called once per worker the check makes; an error from it ends
+// the check with that error.
+func SQLConnector(open func(dsn string) (driver.Connector, error)) Option {
+	return optionFunc(func(c *config) {
+		c.sqlDriver = "SQLConnector"
+		c.sqlOpen = open
+	})
+}
+
+// useSQL replaces worker w's *sql.DB with one on the connector the options
+// name, for the session cfg describes.
+func (c *checker) useSQL(w *inject.Worker, cfg *pgx.ConnConfig) error {
+	inner, err := c.cfg.sqlOpen(driverURL(cfg))
+	if err == nil && inner == nil {
+		err = fmt.Errorf("the connector is nil")
 	}
+	if err != nil {
+		return fmt.Errorf("twice: %s: %w", c.cfg.sqlDriver, err)
+	}
+	w.UseConnector(inner)
 	return nil
 }
+
+// useSQLDriver replaces the check's worker's *sql.DB with one on the
+// connector the options name.
+func (c *checker) useSQLDriver() error { return c.useSQL(c.worker, workerConfig(c.db)) }
 
 // driverURL is a postgres:// URL for cfg, with its password and runtime
 // parameters, that database/sql drivers for PostgreSQL understand.

@@ -103,7 +103,7 @@ func (c *checker) secondReference(ctx context.Context, ref *ScenarioRun, rep *Re
 	for _, d := range c.cfg.redrives {
 		latest = latest.Add(d)
 	}
-	latest = latest.Add(c.cfg.periodic)
+	latest = c.cfg.nextRun(latest)
 	sh := detectVarying(ref, again, [2]time.Time{wall0, wall1}, [2]time.Time{c.cfg.start, latest})
 	sh.exact = c.cfg.exactValues
 	sh.ref = sh.canon(ref)

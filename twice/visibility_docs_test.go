@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -112,10 +113,13 @@ func TestVisibilityTablesSayWhatTheCodeDoes(t *testing.T) {
 CREATE TABLE parents (id int PRIMARY KEY);
 CREATE TABLE children (id int PRIMARY KEY, parent_id int NOT NULL REFERENCES parents)`)
 	checkTable(t, doc, "## What the check flags when it cannot see", []visibilityCase{
-		{"calls the attempt's `a.Pool` or `a.DB` without a context", func(t *testing.T) string {
+		{"calls the attempt's handles without a context while its attempt runs", func(t *testing.T) string {
 			return reportOf(t, twice.Job{Name: "context-free increment", Schema: counters,
 				Seed: twice.SeedSQL(`INSERT INTO counters (id) VALUES (1)`),
 				Run: func(ctx context.Context, a *twice.Attempt) error {
+					if err := a.Mailer.Send(context.Background(), effects.Email{To: "ops@example.com", Subject: "counted"}); err != nil {
+						return err
+					}
 					_, err := a.DB.Exec(`UPDATE counters SET n = n + 1 WHERE id = 1`) // no context
 					return err
 				}})
@@ -134,14 +138,24 @@ CREATE TABLE children (id int PRIMARY KEY, parent_id int NOT NULL REFERENCES par
 					return tx.Commit(ctx)
 				}})
 		}, []string{"the job failed on a clean run: …", "23503"}},
-		{"uses a context that is not the attempt's", func(t *testing.T) string {
-			return reportOf(t, orderJob("foreign context", func(ctx context.Context, a *twice.Attempt) error {
-				if err := a.Mailer.Send(context.Background(), effects.Email{To: "ops@example.com", Subject: "settled"}); err != nil {
+		{"keeps the context of an earlier delivery", func(t *testing.T) string {
+			var (
+				mu   sync.Mutex
+				kept context.Context
+			)
+			return reportOf(t, orderJob("kept context", func(ctx context.Context, a *twice.Attempt) error {
+				mu.Lock()
+				if kept == nil {
+					kept = ctx
+				}
+				k := kept
+				mu.Unlock()
+				if err := a.Mailer.Send(k, effects.Email{To: "ops@example.com", Subject: "settled"}); err != nil {
 					return err
 				}
 				return settle(ctx, a)
 			}))
-		}, []string{"the job bypassed its handles", "ProblemForeignContext"}},
+		}, []string{"… the attempt had already returned; its context is no longer usable"}},
 		{"opens its own connection to the check's database", func(t *testing.T) string {
 			return reportOf(t, orderJob("own connection", func(ctx context.Context, a *twice.Attempt) error {
 				conn, err := pgx.Connect(ctx, a.Pool.Config().ConnString())

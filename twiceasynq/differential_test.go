@@ -35,7 +35,10 @@ type diffCase struct {
 	handler func(pool *pgxpool.Pool) asynq.Handler
 	// token is the scenario the model plays: once, crash@end (the worker
 	// dies after the handler returned, before the ack; its lease expires)
-	// or duplicate-enqueue (the task enqueued again once the first ended).
+	// or duplicate-enqueue (the task enqueued again once the first ended),
+	// or duplicate-overlap (two copies, two task IDs, run at once: every
+	// state the model's duplicate-overlap scenarios reach,
+	// differential_more_test.go).
 	token string
 }
 
@@ -45,11 +48,21 @@ type outcome struct {
 	Rows       []string // customers and processed_tasks
 	State      string   // the first task's final state: deleted, completed, archived
 	Again      string   // the enqueue again: accepted, ErrTaskIDConflict, ErrDuplicateTask ("" when not asked)
+	// Or: two copies at once reached several outcomes, these (the fields
+	// above are then empty).
+	Or []outcome
 }
 
 var errName = regexp.MustCompile(`\((Err\w+)\)`)
 
 func (o outcome) String() string {
+	if len(o.Or) > 0 {
+		var all []string
+		for _, x := range o.Or {
+			all = append(all, x.String())
+		}
+		return fmt.Sprintf("%d states:\n%s", len(o.Or), strings.Join(all, "\n-- or --\n"))
+	}
 	return fmt.Sprintf("deliveries %v\nrows %v\nstate %s\nenqueued again: %s", o.Deliveries, o.Rows, o.State, o.Again)
 }
 
@@ -68,32 +81,58 @@ var diffCases = []diffCase{
 	{name: "Unique enqueued again within Retention", order: 9812, opts: []asynq.Option{asynq.Unique(time.Hour), asynq.Retention(time.Hour)}, handler: once, token: "duplicate-enqueue"},
 	{name: "Unique enqueued again after SkipRetry", order: 9813, opts: []asynq.Option{asynq.Unique(time.Hour)}, handler: unguarded, token: "duplicate-enqueue"},
 	{name: "no TaskID enqueued again", order: 9812, handler: once, token: "duplicate-enqueue"},
+	{name: "two copies at once, processed key on the task ID", order: 9812, handler: once, token: "duplicate-overlap"},
+	{name: "two copies at once, processed key on the order", order: 9812, handler: perOrder, token: "duplicate-overlap"},
+	{name: "two copies at once, check then act on the points", order: 9812, handler: checkThenAct, token: "duplicate-overlap"},
 }
 
 func once(p *pgxpool.Pool) asynq.Handler      { return rewardOnce(p) }
 func unguarded(p *pgxpool.Pool) asynq.Handler { return reward(p) }
 func revoke(p *pgxpool.Pool) asynq.Handler    { return revokeCancelled(p) }
 func keyed(p *pgxpool.Pool) asynq.Handler     { return rewardKeyed(p) }
+func perOrder(p *pgxpool.Pool) asynq.Handler  { return rewardPerOrder(p) }
+func checkThenAct(p *pgxpool.Pool) asynq.Handler {
+	return rewardIfNoPoints(p)
+}
 
 func TestModelAgreesWithAsynq(t *testing.T) {
 	ro := startRedis(t)
-	engines := make([]outcome, len(diffCases))
-	for i, c := range diffCases {
-		t.Run(c.name, func(t *testing.T) {
-			model := runModel(t, c)
-			engines[i] = runAsynq(t, ro, c)
-			if model.String() != engines[i].String() {
-				t.Errorf("the model and asynq disagree on %q:\nmodel:\n%s\nasynq:\n%s", c.name, model, engines[i])
-			}
-		})
-	}
-	if !t.Failed() {
+	engines := compareEach(t, diffCases, func(c diffCase) string { return c.name }, runModel,
+		func(t *testing.T, c diffCase) outcome { return runAsynq(t, ro, c) })
+	if engines != nil {
 		docsblock.Check(t, "../docs/queues.md", "twiceasynq:observed", observedTable(diffCases, engines))
 	}
 }
 
+// compareEach runs every case on the model and on asynq, as a subtest
+// named by name, and fails each case they disagree on. It returns asynq's
+// outcomes when every case ran and agreed: a -run that picked some cases
+// cannot judge a whole table.
+func compareEach[C any](t *testing.T, cases []C, name func(C) string, model, engine func(*testing.T, C) outcome) []outcome {
+	t.Helper()
+	engines := make([]outcome, len(cases))
+	ran := 0
+	for i, c := range cases {
+		t.Run(name(c), func(t *testing.T) {
+			ran++
+			m := model(t, c)
+			engines[i] = engine(t, c)
+			if m.String() != engines[i].String() {
+				t.Errorf("the model and asynq disagree on %q:\nmodel:\n%s\nasynq:\n%s", name(c), m, engines[i])
+			}
+		})
+	}
+	if t.Failed() || ran != len(cases) {
+		return nil
+	}
+	return engines
+}
+
 // runModel plays the case's scenario under the check.
 func runModel(t *testing.T, c diffCase) outcome {
+	if c.token == "duplicate-overlap" {
+		return modelDuplicates(t, c)
+	}
 	job := Job{Schema: schema, Seed: seed, Task: asynq.NewTask(rewardType, payload(c.order), c.opts...),
 		Handler: func(a *twice.Attempt) asynq.Handler { return logged(a.Pool, c.handler(a.Pool)) }}
 	q := newQueue(job)
@@ -165,24 +204,30 @@ func runModel(t *testing.T, c diffCase) outcome {
 
 // runAsynq runs the case on a real asynq.Server.
 func runAsynq(t *testing.T, ro *redis.Options, c diffCase) outcome {
+	if c.token == "duplicate-overlap" {
+		reached := map[string]outcome{}
+		for _, s := range schedules() {
+			o := runAsynqWith(t, ro, c, s(t))
+			reached[o.String()] = o
+		}
+		return joinOutcomes(reached)
+	}
+	return runAsynqWith(t, ro, c, nil)
+}
+
+// runAsynqWith runs the case on a real asynq.Server; two copies at once
+// under s for duplicate-overlap.
+func runAsynqWith(t *testing.T, ro *redis.Options, c diffCase, s *schedule) outcome {
 	ctx := t.Context()
-	db := pgfixture.New(t, schema)
-	if err := pgx.BeginFunc(ctx, db.Pool(), func(tx pgx.Tx) error { return seed(ctx, tx) }); err != nil {
-		t.Fatal(err)
-	}
-	rc := redis.NewClient(ro)
-	defer rc.Close()
-	if err := rc.FlushAll(ctx).Err(); err != nil {
-		t.Fatal(err)
-	}
+	db, rc, client, inspector := engineWorld(t, ro)
 	h := logged(db.Pool(), c.handler(db.Pool()))
-	client := asynq.NewClientFromRedisClient(rc)
-	inspector := asynq.NewInspectorFromRedisClient(rc)
 	task := asynq.NewTask(rewardType, payload(c.order), c.opts...)
 
 	var ids []string
 	var o outcome
-	if c.token == "crash@end" {
+	if c.token == "duplicate-overlap" {
+		ids, o.State = twoAtOnce(t, rc, client, inspector, task, h, s)
+	} else if c.token == "crash@end" {
 		ids = append(ids, crashAtEnd(t, ro, rc, client, task, h))
 	} else {
 		srv := newServer(rc)
@@ -222,12 +267,35 @@ func runAsynq(t *testing.T, ro *redis.Options, c diffCase) outcome {
 		t.Fatal(err)
 	}
 	o.Deliveries, o.Rows = rowsOf(snap, ids)
+	if c.token == "duplicate-overlap" {
+		o.Deliveries = unnumbered(o.Deliveries)
+	}
 	return o
 }
 
-func newServer(rc redis.UniversalClient) *asynq.Server {
+// engineWorld is a case's world on the engine's side: a database seeded
+// as the check seeds it, and an empty Redis with asynq's client and
+// inspector on it (closed when t ends).
+func engineWorld(t *testing.T, ro *redis.Options) (*pgfixture.DB, *redis.Client, *asynq.Client, *asynq.Inspector) {
+	ctx := t.Context()
+	db := pgfixture.New(t, schema)
+	if err := pgx.BeginFunc(ctx, db.Pool(), func(tx pgx.Tx) error { return seed(ctx, tx) }); err != nil {
+		t.Fatal(err)
+	}
+	rc := redis.NewClient(ro)
+	t.Cleanup(func() { _ = rc.Close() })
+	if err := rc.FlushAll(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	return db, rc, asynq.NewClientFromRedisClient(rc), asynq.NewInspectorFromRedisClient(rc)
+}
+
+func newServer(rc redis.UniversalClient) *asynq.Server { return newServerN(rc, 1) }
+
+// newServerN is newServer with n workers.
+func newServerN(rc redis.UniversalClient, n int) *asynq.Server {
 	return asynq.NewServerFromRedisClient(rc, asynq.Config{
-		Concurrency:              1,
+		Concurrency:              n,
 		Queues:                   map[string]int{"default": 1, "critical": 1},
 		TaskCheckInterval:        10 * time.Millisecond,
 		DelayedTaskCheckInterval: 10 * time.Millisecond,

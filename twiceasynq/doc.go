@@ -16,6 +16,10 @@
 //     completed and kept for its Retention) and a Unique(ttl) task while
 //     its lock is held (released when the task succeeds or is revoked);
 //     otherwise it accepts the copy, under the same TaskID or another ID;
+//   - a handler enqueues through NewClient(a), asynq's client played for
+//     the attempt: an enqueue is a point and an effect (EffectKind),
+//     refused as asynq refuses it; with Job.Mux, the app's ServeMux, the
+//     check works what was enqueued after every scenario;
 //   - concurrent deliveries are off: asynq cancels the handler's context
 //     when the task's lease expires, and its recoverer delivers the task
 //     again only 30 s after that.

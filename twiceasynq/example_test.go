@@ -2,6 +2,7 @@ package twiceasynq_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/hibiken/asynq"
@@ -77,6 +78,39 @@ func ExampleJob_Twice() {
 	rep := twice.Check(context.Background(), job, append(opts, twice.Only("duplicate-enqueue"))...)
 	fmt.Println(rep.OK(), rep.Tokens())
 	// Output: false [duplicate-enqueue]
+}
+
+// shipOrder enqueues the order's reward through the application's client
+// (an *asynq.Client in production), under a TaskID that makes a second
+// enqueue a no-op.
+func shipOrder(client interface {
+	EnqueueContext(context.Context, *asynq.Task, ...asynq.Option) (*asynq.TaskInfo, error)
+}) asynq.HandlerFunc {
+	return func(ctx context.Context, t *asynq.Task) error {
+		_, err := client.EnqueueContext(ctx, asynq.NewTask("reward:order", t.Payload()), asynq.TaskID("reward:9812"))
+		if errors.Is(err, asynq.ErrTaskIDConflict) {
+			return nil // enqueued by an earlier delivery
+		}
+		return err
+	}
+}
+
+// The handler enqueues a follow-up through NewClient(a); Mux, the
+// application's ServeMux, works it after every scenario.
+func ExampleNewClient() {
+	rep := twiceasynq.Check(context.Background(), twiceasynq.Job{Schema: schema, Seed: seed,
+		Task:    asynq.NewTask("order:ship", []byte(`{"order_id":9812}`)),
+		Handler: func(a *twice.Attempt) asynq.Handler { return shipOrder(twiceasynq.NewClient(a)) },
+		Mux: func(a *twice.Attempt) *asynq.ServeMux {
+			mux := asynq.NewServeMux()
+			mux.Handle("reward:order", addPoints(a.Pool, true))
+			return mux
+		}})
+	fmt.Println("idempotent:", rep.OK())
+	fmt.Println(rep.Reference.Snapshot.Rows("customers"))
+	// Output:
+	// idempotent: true
+	// [(id=77, points=50)]
 }
 
 // recorder is a twice.TB that records whether it failed.

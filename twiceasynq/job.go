@@ -2,6 +2,8 @@ package twiceasynq
 
 import (
 	"context"
+	"fmt"
+	"time"
 
 	"github.com/hibiken/asynq"
 	"github.com/jackc/pgx/v5"
@@ -33,6 +35,27 @@ type Job struct {
 	// carries what asynq's server puts there: asynq.GetTaskID,
 	// GetRetryCount, GetMaxRetry, GetQueueName and the task's deadline.
 	Handler func(a *twice.Attempt) asynq.Handler
+	// Mux returns the application's asynq.ServeMux for one attempt, built
+	// on the attempt's handles: the mux the application gives its
+	// asynq.Server. When it is set, the check works the tasks the handler
+	// enqueues through NewClient(a), and what those enqueue, after every
+	// scenario, each with the mux (see twice.WorkFollowUps); then it
+	// compares the world. A task whose type the mux does not route stays
+	// enqueued, and the report says so. Mux is also called with an empty
+	// *twice.Attempt, to learn which types it routes: build the handlers
+	// there, use the attempt's handles only when they run.
+	Mux func(a *twice.Attempt) *asynq.ServeMux
+	// Cronspec is the cronspec the app's asynq.Scheduler registers this
+	// task with (Scheduler.Register, or a PeriodicTaskConfig's), or "".
+	// asynq's scheduler enqueues the next run as a new task with the same
+	// type, payload and options; the check plays it after every scenario,
+	// at the cronspec's next time on the check's clock
+	// (twice.PeriodicSchedule). A task asynq archived is then no finding
+	// when its next run succeeds.
+	Cronspec string
+	// SchedulerLocation is the scheduler's asynq.SchedulerOpts.Location,
+	// the time zone of Cronspec's times; nil is UTC, as in asynq.
+	SchedulerLocation *time.Location
 }
 
 // Check checks the handler as asynq runs it and returns the report; it
@@ -68,5 +91,21 @@ func (job Job) Twice() (twice.Job, []twice.Option) {
 	if name == "" && job.Task != nil {
 		name = job.Task.Type()
 	}
-	return twice.Job{Name: name, Schema: job.Schema, Seed: job.Seed, Run: q.run}, q.options()
+	opts := q.options()
+	periodic, err := job.periodic()
+	if q.set.invalid != "" {
+		err = fmt.Errorf("twiceasynq: asynq's client refuses the task's options (Job.Task and Job.Options): %s", q.set.invalid)
+	}
+	if err != nil {
+		// The check's clean run fails with what to fix.
+		return twice.Job{Name: name, Schema: job.Schema, Seed: job.Seed,
+			Run: func(context.Context, *twice.Attempt) error { return err }}, opts
+	}
+	if periodic != nil {
+		opts = append(opts, periodic)
+	}
+	if job.Mux != nil {
+		opts = append(opts, twice.WorkFollowUps(q.pending)) // followups.go
+	}
+	return twice.Job{Name: name, Schema: job.Schema, Seed: job.Seed, Run: q.run}, opts
 }

@@ -2,6 +2,7 @@ package twiceasynq
 
 import (
 	"reflect"
+	"strings"
 	"time"
 	"unsafe"
 
@@ -26,6 +27,12 @@ type settings struct {
 	deadline  time.Time
 	uniqueTTL time.Duration
 	retention time.Duration
+	processIn time.Duration
+	processAt time.Time
+	group     string
+	// invalid is why asynq's client refuses the options ("" when it
+	// takes them), in its words.
+	invalid string
 }
 
 func composeOptions(task *asynq.Task, enqueue []asynq.Option) settings {
@@ -37,11 +44,23 @@ func composeOptions(task *asynq.Task, enqueue []asynq.Option) settings {
 				s.maxRetry = max(v, 0)
 			}
 		case string:
+			blank := strings.TrimSpace(v) == ""
 			switch o.Type() {
 			case asynq.QueueOpt:
 				s.queue = v
+				if blank {
+					s.invalid = "queue name must contain one or more characters"
+				}
 			case asynq.TaskIDOpt:
 				s.taskID = v
+				if blank {
+					s.invalid = "task ID cannot be empty"
+				}
+			case asynq.GroupOpt:
+				s.group = v
+				if blank {
+					s.invalid = "group key cannot be empty"
+				}
 			}
 		case time.Duration:
 			switch o.Type() {
@@ -49,12 +68,20 @@ func composeOptions(task *asynq.Task, enqueue []asynq.Option) settings {
 				s.timeout = v
 			case asynq.UniqueOpt:
 				s.uniqueTTL = v
+				if v < time.Second {
+					s.invalid = "Unique TTL cannot be less than 1s"
+				}
 			case asynq.RetentionOpt:
 				s.retention = v
+			case asynq.ProcessInOpt:
+				s.processIn, s.processAt = v, time.Time{}
 			}
 		case time.Time:
-			if o.Type() == asynq.DeadlineOpt {
+			switch o.Type() {
+			case asynq.DeadlineOpt:
 				s.deadline = v
+			case asynq.ProcessAtOpt:
+				s.processAt, s.processIn = v, 0
 			}
 		}
 	}

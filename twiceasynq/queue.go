@@ -24,11 +24,17 @@ type queue struct {
 	mu       sync.Mutex
 	checks   map[*pgxpool.Pool]*checkState // by the check's own pool
 	byWorker map[*pgxpool.Pool]*checkState // by the attempts' pools
+	keys     int                           // follow-up tasks enqueued in the check (followups.go)
 }
 
 // checkState is what Redis would hold for one check's scenario.
 type checkState struct {
 	tasks map[string]*task // by the check's job ID
+	// followUps are the tasks the scenario's handlers enqueued through
+	// their Client (followups.go), in the order they were enqueued.
+	followUps []*followUpTask
+	// locks are the Unique locks refused enqueues took (followups.go).
+	locks []lock
 }
 
 // task is one enqueued task as Redis holds it.
@@ -47,10 +53,11 @@ const (
 	stateArchived                   // SkipRetry, or failed MaxRetry times
 	stateCompleted                  // succeeded, kept for its Retention
 	stateDeleted                    // succeeded (no Retention) or revoked
+	statePending                    // enqueued, never handed to a worker yet
 )
 
 func (s taskState) String() string {
-	return [...]string{"active", "retry", "archived", "completed", "deleted"}[s]
+	return [...]string{"active", "retry", "archived", "completed", "deleted", "pending"}[s]
 }
 
 // stored says whether Redis still holds the task: a TaskID enqueued again
@@ -103,6 +110,12 @@ func (q *queue) fetch(_ context.Context, db *pgxpool.Pool, d twice.Delivery) (st
 		q.checks[db] = st
 	}
 	q.byWorker[d.Pool] = st
+	if d.FollowUp != "" {
+		return q.fetchFollowUp(st, d) // followups.go
+	}
+	if d.JobID == "job-1" && d.Number == 1 {
+		st.followUps, st.locks = nil, nil // a new scenario (its first delivery)
+	}
 	t := st.tasks[d.JobID]
 	if d.Number == 1 || t == nil {
 		if t != nil { // job-1 delivered first again: a new scenario
@@ -150,6 +163,14 @@ func (q *queue) settle(_ context.Context, db *pgxpool.Pool, d twice.Delivery) er
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	st := q.checks[db]
+	if st != nil && d.FollowUp != "" {
+		f := st.followUp(d.FollowUp)
+		if f == nil {
+			return fmt.Errorf("twiceasynq: internal error: the follow-up %s was settled before it was enqueued", d.FollowUp)
+		}
+		settleFollowUp(f, d.Err) // followups.go
+		return nil
+	}
 	if st == nil || st.tasks[d.JobID] == nil {
 		return fmt.Errorf("twiceasynq: internal error: %s was settled before it was enqueued", d.JobID)
 	}
@@ -187,12 +208,14 @@ func (q *queue) run(ctx context.Context, a *twice.Attempt) error {
 	}
 	tctx, cancel, err := taskContext(ctx, taskMetadata{
 		ID: t.id, Type: q.job.Task.Type(), Queue: q.set.queue,
-		MaxRetry: q.set.maxRetry, RetryCount: t.retried, Deadline: q.deadline(time.Now()),
+		MaxRetry: q.set.maxRetry, RetryCount: t.retried, Deadline: q.set.deadlineFrom(time.Now()),
 	})
 	if err != nil {
 		return fmt.Errorf("twiceasynq: building asynq's handler context: %w", err)
 	}
 	defer cancel()
+	attemptQueues.Store(a, q) // NewClient(a) finds the queue (followups.go)
+	defer attemptQueues.Delete(a)
 	h := q.job.Handler(a)
 	if h == nil {
 		return errors.New("twiceasynq: Job.Handler returned a nil handler")
@@ -200,14 +223,14 @@ func (q *queue) run(ctx context.Context, a *twice.Attempt) error {
 	return h.ProcessTask(tctx, asynq.NewTaskWithHeaders(q.job.Task.Type(), q.job.Task.Payload(), q.job.Task.Headers()))
 }
 
-// deadline is the task's deadline as asynq's processor computes it for a
-// delivery starting at now.
-func (q *queue) deadline(now time.Time) time.Time {
+// deadlineFrom is the task's deadline as asynq's processor computes it for
+// a delivery starting at now.
+func (s settings) deadlineFrom(now time.Time) time.Time {
 	switch {
-	case q.set.timeout > 0 && !q.set.deadline.IsZero() && q.set.deadline.Before(now.Add(q.set.timeout)):
-		return q.set.deadline
-	case q.set.timeout > 0:
-		return now.Add(q.set.timeout)
+	case s.timeout > 0 && !s.deadline.IsZero() && s.deadline.Before(now.Add(s.timeout)):
+		return s.deadline
+	case s.timeout > 0:
+		return now.Add(s.timeout)
 	}
-	return q.set.deadline
+	return s.deadline
 }

@@ -19,6 +19,11 @@
 //     too; a second worker skips a job whose row is locked (the concurrent
 //     scenarios run).
 //
+// With Job.WorkFollowUps, the jobs the work function enqueues are worked
+// after every scenario with the WorkMap's function for their type, as gue's
+// worker works them, on the check's clock (a RunAt 30 s later runs at
+// once); then the world is compared at rest.
+//
 // Checking a work function takes three lines:
 //
 //	twicegue.AssertIdempotent(t, twicegue.Job{Schema: schema, Seed: seed,

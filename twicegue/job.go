@@ -30,6 +30,13 @@ type Job struct {
 	// on a.Pool through gue's pgx v5 adapter): work done in j.Tx() commits
 	// with the job's deletion, gue's ack.
 	WorkMap func(a *twice.Attempt) gue.WorkMap
+	// WorkFollowUps works the jobs the work function enqueues (and what
+	// those enqueue) with WorkMap after the reference run and every
+	// scenario, as gue's workers would, then compares the world at rest
+	// (see twice.WorkFollowUps). A follow-up whose type WorkMap lacks
+	// stays a row, and the report says so. False: the follow-ups are
+	// compared as rows, never worked.
+	WorkFollowUps bool
 	// Backoff is the client's backoff (gue.WithClientBackoff; default
 	// gue.DefaultExponentialBackoff). Only whether it discards the job (a
 	// negative duration) matters: the check's clock moves to the retry.

@@ -13,16 +13,23 @@ func observedTable(cases []gueCase, outcomes []string) string {
 	b.WriteString("| case | deliveries logged in `j.Tx()` (error count each saw) | points | jobs left |\n")
 	b.WriteString("| --- | --- | --- | --- |\n")
 	for i, c := range cases {
-		var counts []string
-		for _, m := range errorCount.FindAllStringSubmatch(outcomes[i], -1) {
-			counts = append(counts, m[1])
+		// Two copies at once may reach several states: each is printed,
+		// joined by "or".
+		var dels, pts, lefts []string
+		for _, state := range strings.Split(outcomes[i], "\n-- or --\n") {
+			var counts []string
+			for _, m := range errorCount.FindAllStringSubmatch(state, -1) {
+				counts = append(counts, m[1])
+			}
+			points := "?"
+			if m := pointsOf.FindStringSubmatch(state); m != nil {
+				points = m[1]
+			}
+			dels = append(dels, strings.Join(counts, ", "))
+			pts = append(pts, points)
+			lefts = append(lefts, fmt.Sprint(strings.Count(state, "gue_jobs(")))
 		}
-		points := "?"
-		if m := pointsOf.FindStringSubmatch(outcomes[i]); m != nil {
-			points = m[1]
-		}
-		left := strings.Count(outcomes[i], "gue_jobs(")
-		fmt.Fprintf(&b, "| %s | %s | %s | %d |\n", c.name, strings.Join(counts, ", "), points, left)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", c.name, strings.Join(dels, " or "), strings.Join(pts, " or "), strings.Join(lefts, " or "))
 	}
 	return b.String()
 }

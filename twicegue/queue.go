@@ -61,6 +61,9 @@ func (q *queue) options() []twice.Option {
 		// enqueues are compared.
 		opts = append(opts, twice.ExcludeRows("gue_jobs", fmt.Sprintf("job_type = %s AND args = decode('%s', 'hex') AND queue = %s",
 			literal(q.job.Job.Type), hex.EncodeToString(q.job.Job.Args), literal(q.job.Job.Queue))))
+		if q.job.WorkFollowUps && q.job.WorkMap != nil {
+			opts = append(opts, twice.WorkFollowUps(q.pending)) // followups.go
+		}
 	}
 	return opts
 }
@@ -135,6 +138,10 @@ func (q *queue) fetch(ctx context.Context, db *pgxpool.Pool, d twice.Delivery) (
 		q.checks[db] = st
 	}
 	q.byWorker[d.Pool] = st
+	if d.FollowUp != "" {
+		q.mu.Unlock()
+		return q.fetchFollowUp(ctx, db, st, d) // followups.go
+	}
 	id, known := st.ids[d.JobID]
 	if d.Number > 1 && known {
 		alone := st.running[d.JobID] == 0
@@ -234,6 +241,12 @@ func (q *queue) run(ctx context.Context, a *twice.Attempt) error {
 	if !ok {
 		return errors.New("twicegue: internal error: the attempt has no enqueued job")
 	}
+	return q.workByID(ctx, a, wf, id)
+}
+
+// workByID is gue's worker on the job whose ID is id: locked by its ID
+// on the attempt's pool, worked, deleted (or its error recorded).
+func (q *queue) workByID(ctx context.Context, a *twice.Attempt, wf gue.WorkFunc, id ulid.ULID) error {
 	defer q.attemptRunning(a, +1)()
 	c, err := q.client(a.Pool)
 	if err != nil {

@@ -28,9 +28,12 @@ import (
 
 // diffSchema is the application's tables: one row per delivery (what the
 // worker saw) and the credits its work gives.
-var diffSchema = pgfixture.Migrations(Migrations(), pgfixture.SQL(`
+var diffSchema = pgfixture.Migrations(Migrations(), appSchema)
+
+// appSchema is diffSchema without River's tables (a Job's Schema).
+var appSchema = pgfixture.SQL(`
 CREATE TABLE deliveries (n serial PRIMARY KEY, attempt int NOT NULL, snoozes int NOT NULL);
-CREATE TABLE credits (order_id bigint PRIMARY KEY, amount int NOT NULL);`))
+CREATE TABLE credits (order_id bigint PRIMARY KEY, amount int NOT NULL);`)
 
 // DiffArgs is the job of every behaviour; the follow-ups go to a queue no
 // client works.
@@ -71,6 +74,22 @@ type behaviour struct {
 	stuck bool
 	// config adds to the client's config on both sides.
 	config func(*river.Config)
+	// workFollowUps: the worker schedules a follow-up (FollowUpArgs, in the
+	// default queue, 30 s later) that the application's Workers work: on
+	// River's side the harness makes it due at once, as the check does; on
+	// the model's, the check's follow-up work (Job.Workers) runs it.
+	workFollowUps bool
+}
+
+// followUpWorker gives the follow-up's own credit (the order's ID plus
+// 1000).
+type followUpWorker struct {
+	river.WorkerDefaults[FollowUpArgs]
+	pool *pgxpool.Pool
+}
+
+func (w *followUpWorker) Work(ctx context.Context, job *river.Job[FollowUpArgs]) error {
+	return credit(ctx, w.pool, job.Args.OrderID+1000)
 }
 
 // diffWorker records each delivery, then does what the behaviour says.
@@ -125,6 +144,7 @@ func rowText(r *rivertype.JobRow) string {
 	meta := map[string]any{}
 	_ = json.Unmarshal(r.Metadata, &meta)
 	delete(meta, marker)
+	delete(meta, workedMarker)
 	m, _ := json.Marshal(meta)
 	var errs []string
 	for _, e := range r.Errors {
@@ -209,6 +229,9 @@ func onRiver(ctx context.Context, t *testing.T, b behaviour) []seen {
 	workers := river.NewWorkers()
 	river.AddWorker[DiffArgs](workers, w)
 	river.AddWorker[WitnessArgs](workers, river.WorkFunc(func(context.Context, *river.Job[WitnessArgs]) error { return nil }))
+	if b.workFollowUps {
+		river.AddWorker[FollowUpArgs](workers, &followUpWorker{pool: pool})
+	}
 	cfg := diffConfig()
 	if b.config != nil {
 		b.config(cfg)
@@ -274,10 +297,21 @@ func onRiver(ctx context.Context, t *testing.T, b behaviour) []seen {
 				}
 				return append(out, look(ctx, t, pool, row))
 			}
+			if ev.Job.Kind == (FollowUpArgs{}).Kind() && b.workFollowUps {
+				return append(out, look(ctx, t, pool, ev.Job))
+			}
 			if ev.Job.Kind != (DiffArgs{}).Kind() {
 				continue
 			}
 			out = append(out, look(ctx, t, pool, ev.Job))
+			if ev.Job.FinalizedAt != nil && b.workFollowUps {
+				// Due now, as the check makes it (never waiting its 30 s).
+				if _, err := pool.Exec(ctx, `UPDATE river_job SET state = 'available', scheduled_at = now() WHERE kind = $1`, (FollowUpArgs{}).Kind()); err != nil {
+					t.Fatal(err)
+				}
+				timer.Reset(deliveryWait)
+				continue
+			}
 			if ev.Job.FinalizedAt != nil {
 				return out
 			}
@@ -304,6 +338,13 @@ func onModel(ctx context.Context, t *testing.T, b behaviour) []seen {
 	}
 	job := Job[DiffArgs]{Args: DiffArgs{OrderID: 1}, InsertOpts: b.opts, Config: cfg,
 		Worker: func(a *twice.Attempt) river.Worker[DiffArgs] { return &diffWorker{pool: a.Pool, b: b} }}
+	if b.workFollowUps {
+		job.Workers = func(a *twice.Attempt) *river.Workers {
+			ws := river.NewWorkers()
+			river.AddWorker[FollowUpArgs](ws, &followUpWorker{pool: a.Pool})
+			return ws
+		}
+	}
 	q := newQueue(job)
 	read := func(ctx context.Context, id int64) *rivertype.JobRow {
 		row, err := riverpgxv5.New(pool).GetExecutor().JobGetByID(ctx, &riverdriver.JobGetByIDParams{ID: id})
@@ -349,6 +390,9 @@ func onModel(ctx context.Context, t *testing.T, b behaviour) []seen {
 			break
 		}
 	}
+	if b.workFollowUps {
+		out = append(out, modelFollowUps(ctx, t, q, pool)...)
+	}
 	if b.insertTwice {
 		skip, err := q.fetch(ctx, pool, twice.Delivery{JobID: "job-2", Number: 1, Pool: pool})
 		if err != nil {
@@ -357,6 +401,41 @@ func onModel(ctx context.Context, t *testing.T, b behaviour) []seen {
 		if skip == "" {
 			t.Fatalf("the model delivered the second insert of a unique job")
 		}
+	}
+	return out
+}
+
+// modelFollowUps works the follow-ups as the check does after a scenario:
+// listed by the queue (pending), each delivered by its Run (a real River
+// client with the application's Workers), fetched and settled by the
+// model.
+func modelFollowUps[T river.JobArgs](ctx context.Context, t *testing.T, q *queue[T], pool *pgxpool.Pool) []seen {
+	t.Helper()
+	pending, err := q.pending(ctx, pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []seen
+	for i, f := range pending {
+		if f.Run == nil {
+			t.Fatalf("no worker for the follow-up %s", f.Kind)
+		}
+		if f.After != 30*time.Second {
+			t.Fatalf("the follow-up is due after %s, not 30s", f.After)
+		}
+		d := twice.Delivery{JobID: fmt.Sprintf("follow-up-%d", i+1), Number: 1, Pool: pool, FollowUp: f.Key}
+		if skip, err := q.fetch(ctx, pool, d); err != nil || skip != "" {
+			t.Fatalf("the model would not deliver the follow-up: %q %v", skip, err)
+		}
+		d.Err = f.Run(ctx, &twice.Attempt{JobID: d.JobID, Number: 1, Pool: pool})
+		if err := q.settle(ctx, pool, d); err != nil {
+			t.Fatal(err)
+		}
+		row, err := riverpgxv5.New(pool).GetExecutor().JobGetByID(ctx, &riverdriver.JobGetByIDParams{ID: q.check(pool).ids[d.JobID]})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, look(ctx, t, pool, row))
 	}
 	return out
 }

@@ -156,6 +156,20 @@ var behaviours = []behaviour{{
 		return followUp(ctx, pool, job, nil, false)
 	},
 }, {
+	name:          "InsertTx of a follow-up scheduled 30 s later, its worker in the application's Workers (Job.Workers)",
+	checkDoes:     "River works the follow-up after the job (on the check's clock, 30 s later, never slept): a real river.Client with the application's Workers; the world is compared once it ran",
+	workFollowUps: true,
+	work: func(ctx context.Context, pool *pgxpool.Pool, job *river.Job[DiffArgs]) error {
+		return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+			if err := credit(ctx, tx, job.Args.OrderID); err != nil {
+				return err
+			}
+			_, err := river.ClientFromContext[pgx.Tx](ctx).InsertTx(ctx, tx, FollowUpArgs{OrderID: job.Args.OrderID},
+				&river.InsertOpts{ScheduledAt: time.Now().Add(30 * time.Second)})
+			return err
+		})
+	},
+}, {
 	name:        "a unique job (UniqueOpts ByArgs) inserted twice",
 	checkDoes:   "duplicate-enqueue: River skips the second insert, and only one delivery runs",
 	opts:        &river.InsertOpts{UniqueOpts: river.UniqueOpts{ByArgs: true}},
@@ -238,7 +252,18 @@ func TestModelAgreesWithRiver(t *testing.T) {
 			})
 		}
 	})
-	if t.Failed() || len(does) < len(behaviours) {
+	t.Run("concurrent duplicates", func(t *testing.T) {
+		for _, d := range duplicates {
+			t.Run(d.name, func(t *testing.T) {
+				t.Parallel()
+				did := riverTwice(t, d)
+				mu.Lock()
+				does[d.name] = did
+				mu.Unlock()
+			})
+		}
+	})
+	if t.Failed() || len(does) < len(behaviours)+len(duplicates) {
 		return // a -run that picked some behaviours cannot judge the whole table
 	}
 	docsblock.Check(t, "../docs/river.md", "twiceriver:differential", docsTable(does))
@@ -250,6 +275,9 @@ func docsTable(does map[string]string) string {
 	var b strings.Builder
 	b.WriteString("| the worker | River does (each delivery's river_job row) | the check does |\n|---|---|---|\n")
 	for _, x := range behaviours {
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", x.name, strings.ReplaceAll(does[x.name], "|", "\\|"), x.checkDoes)
+	}
+	for _, x := range duplicates {
 		fmt.Fprintf(&b, "| %s | %s | %s |\n", x.name, strings.ReplaceAll(does[x.name], "|", "\\|"), x.checkDoes)
 	}
 	return b.String()

@@ -15,6 +15,13 @@
 // (kind, args, queue, state, priority, max attempts, tags, unique key);
 // River's bookkeeping columns and the job's own row are not.
 //
+// Given the application's workers (Job.Workers), the check works those
+// jobs after every scenario, and what they enqueue, with a real, started
+// river.Client running those workers on the check's clock (a follow-up
+// scheduled 30 s later runs at once, its ScheduledAt fast-forwarded); then
+// it compares the world at rest. A completed follow-up is left out of the
+// comparison; one whose kind has no worker stays a row.
+//
 // Work runs as River's executor runs it, inside the application's
 // river.Config (Job.Config): its middleware, hooks, JobTimeout,
 // RescueStuckJobsAfter, MaxAttempts and RetryPolicy. A recovered panic is

@@ -33,6 +33,16 @@ type Job[T river.JobArgs] struct {
 	// mailer, its HTTP client. River calls its Work with a real *river.Job[T]
 	// and a context carrying a real *river.Client.
 	Worker func(a *twice.Attempt) river.Worker[T]
+	// Workers returns the application's River workers bundle for one
+	// attempt of a follow-up, built on the attempt's handles as Worker is:
+	// the *river.Workers the application gives its client. When it is set,
+	// the check works the jobs the worker enqueues (and what those
+	// enqueue) after the reference run and every scenario, with a real
+	// river.Client running these workers, then compares the world at rest
+	// (see twice.WorkFollowUps). A follow-up whose kind the bundle does
+	// not register stays a row, and the report says so. Nil: the
+	// follow-ups are compared as rows, never worked.
+	Workers func(a *twice.Attempt) *river.Workers
 	// Config is the application's river.Config, the one its client runs
 	// with. The check runs Work through the parts that shape a worker's run,
 	// as River's executor does: Middleware (and WorkerMiddleware) around
@@ -49,6 +59,13 @@ type Job[T river.JobArgs] struct {
 	// RescueStuckJobsAfter is the client's; it overrides Config's. Default
 	// one hour (plus JobTimeout when that is set), as River's.
 	RescueStuckJobsAfter time.Duration
+	// Periodic is the schedule of the app's periodic job that inserts these
+	// args (the one given to river.NewPeriodicJob), or nil. River's
+	// periodic enqueuer inserts the next run as a new job with the same
+	// args; the check plays it after every scenario, at the schedule's next
+	// time on the check's clock (twice.PeriodicSchedule). A job River gave
+	// up on is then no finding when its next run succeeds.
+	Periodic river.PeriodicSchedule
 }
 
 // config is the client's config as River fills it in (WithDefaults), with
@@ -157,6 +174,9 @@ func (job Job[T]) Twice() (twice.Job, []twice.Option) {
 	opts := q.options()
 	if why := job.overlapsOff(); why != "" {
 		opts = append(opts, twice.WithoutOverlappingDeliveries(why))
+	}
+	if job.Periodic != nil {
+		opts = append(opts, twice.PeriodicSchedule(job.Periodic.Next))
 	}
 	return j, opts
 }

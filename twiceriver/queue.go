@@ -68,7 +68,7 @@ func (q *queue[T]) check(db *pgxpool.Pool) *checkState {
 // options are River's delivery semantics as twice options. Snoozes never
 // reach twice: River's executor plays them inside a delivery (run).
 func (q *queue[T]) options() []twice.Option {
-	return []twice.Option{
+	opts := []twice.Option{
 		twice.TerminalError(isCancel),
 		twice.AckInJobTransaction(q.acked),
 		twice.QueueBookkeeping(q.fetch, q.settle),
@@ -79,6 +79,10 @@ func (q *queue[T]) options() []twice.Option {
 		twice.QueueTables("river_job"),
 		twice.ExcludeRows("river_job", "metadata ? '"+marker+"'"),
 	}
+	if q.job.Workers != nil { // followups.go
+		opts = append(opts, twice.WorkFollowUps(q.pending), twice.ExcludeRows("river_job", "metadata ? '"+workedMarker+"'"))
+	}
+	return opts
 }
 
 // marker is the metadata key of the river_job rows of the job under check:
@@ -206,6 +210,9 @@ func (q *queue[T]) fetch(ctx context.Context, db *pgxpool.Pool, d twice.Delivery
 	q.byWorker[d.Pool] = st
 	id, known := st.ids[d.JobID]
 	q.mu.Unlock()
+	if d.FollowUp != "" {
+		return q.fetchFollowUp(ctx, db, st, d) // followups.go
+	}
 	c, err := q.client(ctx, st, db)
 	if err != nil {
 		return "", err
@@ -451,6 +458,9 @@ func (q *queue[T]) acked(ctx context.Context, db *pgxpool.Pool, d twice.Delivery
 // JobSetStateIfRunning does. A panic is an error whose trace River keeps.
 func (q *queue[T]) settle(ctx context.Context, db *pgxpool.Pool, d twice.Delivery) error {
 	st := q.check(db)
+	if d.FollowUp != "" {
+		return q.settleFollowUp(ctx, db, st, d) // followups.go
+	}
 	q.mu.Lock()
 	row := st.rows[delivery{d.JobID, d.Number}]
 	q.mu.Unlock()

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/twicekit/twicekit/pgfixture"
@@ -43,6 +44,15 @@ type Activity struct {
 	// activity.GetInfo reports it; it defaults to the SDK test environment's
 	// ("default-test-workflow-id").
 	WorkflowID string
+	// Schedule is the spec of the Temporal Schedule that starts the
+	// activity's workflow, or nil. Its next run (a new workflow, with the
+	// same input) is played after every scenario at the spec's next time on
+	// the check's clock (twice.PeriodicSchedule); an activity whose
+	// retries ran out (MaximumAttempts) is then no finding when the next
+	// run succeeds. Only Intervals (with Offset and StartAt) are read; the
+	// next run's workflow ID is WorkflowID with the scheduled time
+	// appended, as Temporal names a scheduled workflow.
+	Schedule *client.ScheduleSpec
 }
 
 // defaultStartToClose is the SDK test environment's StartToCloseTimeout.

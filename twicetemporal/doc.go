@@ -46,8 +46,14 @@
 //     options, for twice.Check or a rapid property (retries from the last
 //     heartbeat only).
 //
-// This is a module of its own (github.com/twicekit/twicekit/twicetemporal),
-// so that the SDK's dependencies (gRPC, protobuf) reach only those who
-// import it. The story twicetemporal/examples/batch is a settlement batch
-// with heartbeat checkpoints and a card charge, broken and fixed.
+// Versions: Temporal SDK v1.35.0 to v1.51.0 (v1.34.0 lacks
+// activity.Info's StartToCloseTimeout and ScheduleToCloseTimeout). This is
+// a module of its own (github.com/twicekit/twicekit/twicetemporal), so that
+// the SDK's dependencies (gRPC, protobuf) reach only those who import it:
+// its go.mod requires SDK v1.35.0, the oldest release whose API it uses, so
+// adding it never raises an app's SDK; go.newest.mod requires v1.51.0, and
+// CI runs the tests on both.
+//
+// The story twicetemporal/examples/batch is a settlement batch with
+// heartbeat checkpoints and a card charge, broken and fixed.
 package twicetemporal

@@ -62,6 +62,19 @@ func (i *inbound) Init(next interceptor.ActivityOutboundInterceptor) error {
 	return i.Next.Init(o)
 }
 
+// activityCall marks the context the activity function runs under (and
+// what it derives from it): GetInfo tells the server's view of the attempt
+// to the activity, and the SDK's own view to the SDK's machinery around it.
+// The SDK's test environment before v1.40.0 looks the attempt up by the
+// ActivityID that GetInfo reports before the activity runs: told the
+// workflow's ActivityID, it found no attempt and failed it as canceled.
+type activityCall struct{}
+
+// ExecuteActivity runs the activity with its context marked.
+func (i *inbound) ExecuteActivity(ctx context.Context, in *interceptor.ExecuteActivityInput) (any, error) {
+	return i.Next.ExecuteActivity(context.WithValue(ctx, activityCall{}, true), in)
+}
+
 // outbound is the activity's view of Temporal: its info as the server would
 // give it to this attempt, heartbeats as points, and the details the
 // attempt resumes from.
@@ -71,13 +84,20 @@ type outbound struct {
 }
 
 // GetInfo is the SDK's info with what the server would say of this attempt:
-// its number, the workflow and activity IDs, the activity's timeouts.
+// its number, the workflow and activity IDs, the activity's timeouts. Outside
+// the activity function's context (the SDK's machinery) it is the SDK's.
 func (o *outbound) GetInfo(ctx context.Context) activity.Info {
 	info := o.Next.GetInfo(ctx)
+	if ctx.Value(activityCall{}) == nil {
+		return info
+	}
 	act := o.att.q.act
 	info.Attempt = int32(o.att.a.Number)
 	if act.WorkflowID != "" {
 		info.WorkflowExecution.ID = act.WorkflowID
+	}
+	if o.att.a.JobID == nextRunJobID { // a new workflow, started by the Schedule
+		info.WorkflowExecution.ID = scheduledWorkflowID(info.WorkflowExecution.ID, o.att.a.Now())
 	}
 	if act.Options.ActivityID != "" {
 		info.ActivityID = act.Options.ActivityID

@@ -115,6 +115,9 @@ func (q *queue) options() []twice.Option {
 	if why := q.act.overlapsOff(); why != "" {
 		opts = append(opts, twice.WithoutConcurrency(why))
 	}
+	if periodic, err := q.act.periodic(); err == nil && periodic != nil {
+		opts = append(opts, periodic) // an error is the check's refusal (problem)
+	}
 	return opts
 }
 
@@ -201,6 +204,9 @@ func (q *queue) run(ctx context.Context, a *twice.Attempt) error {
 	q.mu.Unlock()
 	if st == nil {
 		return errors.New("twicetemporal: internal error: the attempt was not dispatched")
+	}
+	if _, err := q.act.periodic(); err != nil {
+		return err
 	}
 	if q.act.Activity == nil {
 		return errors.New("twicetemporal: the activity is nil: set Activity.Activity to a function returning the activity built on the attempt's handles")

@@ -52,6 +52,9 @@ func (act Activity) problem() error {
 	if act.Activity == nil {
 		return errors.New("twicetemporal: the activity is nil: set Activity.Activity to a function returning the activity built on the attempt's handles")
 	}
+	if _, err := act.periodic(); err != nil {
+		return err
+	}
 	fn, ok := act.build(nil)
 	if !ok {
 		return nil

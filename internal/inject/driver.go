@@ -783,6 +783,14 @@ func (w *Worker) UseDriver(driverName, dsn string) error {
 	if err != nil {
 		return err
 	}
+	w.UseConnector(inner)
+	return nil
+}
+
+// UseConnector replaces the worker's *sql.DB with one on inner (the
+// application's own connector, with its options), wrapped as
+// [Worker.UseDriver] wraps a driver's.
+func (w *Worker) UseConnector(inner driver.Connector) {
 	dc := NewDriverConns()
 	db := sql.OpenDB(WrapConnectorOwned(inner, dc, w.Owner))
 	db.SetMaxOpenConns(maxWorkerConns)
@@ -793,5 +801,4 @@ func (w *Worker) UseDriver(driverName, dsn string) error {
 	if old != nil {
 		_ = old.Close()
 	}
-	return nil
 }

@@ -11,8 +11,10 @@ import (
 // worker now. A worker runs one attempt at a time, so a call on its handles
 // that carries no attempt's context (database/sql's context-free methods,
 // which pass context.Background(); a library that pings or reads the server
-// version without a context) belongs to the attempt running there and is a
-// point of it like any other. A call made between attempts is a call with a
+// version without a context; an effect call on context.Background()) belongs
+// to the attempt running there and is a point of it like any other. The
+// harness gives each worker effect handles of their own that ask the same
+// Owner (see [Owner.Of]). A call made between attempts is a call with a
 // foreign context, reported to foreign.
 type Owner struct {
 	foreign Foreign
@@ -47,8 +49,12 @@ func (o *Owner) End(r *Run) {
 	o.mu.Unlock()
 }
 
-// runOf is the attempt a call with ctx belongs to: the one ctx carries, or
-// else the one running on the handles (nil between attempts).
+// Of is the attempt a call with ctx on the worker's handles belongs to: the
+// one ctx carries, or else the one running on the handles (nil between
+// attempts). Statements and effect calls ask the same question.
+func (o *Owner) Of(ctx context.Context) *Run { return o.runOf(ctx) }
+
+// runOf is Of.
 func (o *Owner) runOf(ctx context.Context) *Run {
 	if r := FromContext(ctx); r != nil {
 		return r

@@ -213,6 +213,14 @@ func (r *Run) Finish() {
 	r.cancel(context.Canceled)
 }
 
+// Done reports whether the attempt's job function returned ([Run.Refuse]
+// or [Run.Finish] was called).
+func (r *Run) Done() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.done
+}
+
 // Late returns the labels of the calls refused with [ErrFinished]: made
 // with the attempt's context after its job function had returned.
 func (r *Run) Late() []string {

@@ -4,7 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"runtime"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -27,6 +30,10 @@ type Worker struct {
 	mu      sync.Mutex
 	foreign []string
 	cuts    []func()
+
+	// setUp hears of every new connection once the application's
+	// AfterConnect has set it up (see [Worker.OnSetUp]).
+	setUp atomic.Pointer[func(context.Context, *pgx.Conn)]
 }
 
 // maxWorkerConns bounds the connections of each of a worker's handles.
@@ -69,7 +76,15 @@ func NewWorkerConfigured(cfg *pgx.ConnConfig, configure func(*pgxpool.Config)) (
 	if after := pcfg.AfterConnect; after != nil {
 		// What the application does on a new connection is not a point: a
 		// cold connection would otherwise have points a warm one has not.
-		pcfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error { return after(ConnSetup(ctx), c) }
+		pcfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
+			if err := after(ConnSetup(ctx), c); err != nil {
+				return err
+			}
+			if f := w.setUp.Load(); f != nil {
+				(*f)(ConnSetup(ctx), c)
+			}
+			return nil
+		}
 		sqlOpts = append(sqlOpts, stdlib.OptionAfterConnect(pcfg.AfterConnect))
 	}
 	InstrumentPool(pcfg, w.Conns, w.Owner)
@@ -155,11 +170,54 @@ func (w *Worker) Heal() {
 	w.DB.SetMaxIdleConns(maxWorkerConns)
 }
 
-// Close closes both handles.
+// Close closes both handles. A pool connection that a job never gave back
+// (a pgx transaction it returned without ending) would keep the pool's
+// Close waiting forever: then the worker's connections are cut and the pool
+// is closed in the background (after leftOpenWait), done once that
+// transaction is ended (if ever).
 func (w *Worker) Close() {
-	w.Pool.Close()
+	if w.Pool.Stat().AcquiredConns() == 0 {
+		w.Pool.Close()
+	} else {
+		w.Cut()
+		closed := make(chan struct{})
+		go func() {
+			w.Pool.Close()
+			close(closed)
+		}()
+		wait := time.NewTimer(leftOpenWait)
+		select {
+		case <-closed: // a connection being given back as Close began
+		case <-wait.C:
+		}
+		wait.Stop()
+	}
 	_ = w.DB.Close()
 }
+
+// waitUntil waits until done reports true, at most bound: it yields first
+// (what it waits for is a goroutine's next step), then sleeps.
+func waitUntil(done func() bool, bound time.Duration) {
+	deadline := time.Now().Add(bound)
+	for i := 0; !done(); i++ {
+		if time.Now().After(deadline) {
+			return
+		}
+		if i < 100 {
+			runtime.Gosched()
+		} else {
+			time.Sleep(50 * time.Microsecond)
+		}
+	}
+}
+
+// settleWait bounds how long [Worker.EachIdleSession] waits for the pool's
+// connections being given back.
+const settleWait = 100 * time.Millisecond
+
+// leftOpenWait bounds how long Close waits for the pool's connections to
+// be given back before it leaves the pool to close in the background.
+const leftOpenWait = 2 * time.Second
 
 // Fresh ends every session of the worker (its pool's, its *sql.DB's, and
 // those of pools built from a.Pool.Config(), which dial through the same
@@ -170,4 +228,67 @@ func (w *Worker) Fresh() {
 	w.Cut()
 	w.Pool.Reset()
 	w.Heal()
+}
+
+// OnSetUp makes f hear of every new connection of the worker (its pool's and
+// its *sql.DB's, when pgx's) once the application's AfterConnect has set it
+// up, with a context whose statements are no point of any attempt. f is
+// called only when the application configured an AfterConnect: without one,
+// a new session is as PostgreSQL starts it.
+func (w *Worker) OnSetUp(f func(ctx context.Context, c *pgx.Conn)) { w.setUp.Store(&f) }
+
+// EachIdleSession calls f on every idle session of the worker: its pool's
+// and, when the *sql.DB is pgx's, its *sql.DB's. Its context's statements
+// are no point of any attempt and no foreign call. Nothing may run on the
+// worker while it is called. It first waits (at most 100 ms) for the pool's
+// connections being given back, so that it sees every session the last
+// attempt used. It returns f's first error, after giving every session back
+// in the order the pool had them.
+func (w *Worker) EachIdleSession(ctx context.Context, f func(ctx context.Context, c *pgx.Conn) error) error {
+	ctx = ConnSetup(ctx)
+	var first error
+	keep := func(err error) {
+		if first == nil {
+			first = err
+		}
+	}
+	// A pool connection is given back on a goroutine of its own: wait
+	// for those the last attempt gave back to land, or a look (and the
+	// next attempt) could miss a session that is the pool's again a moment
+	// later. One a job kept (a transaction it left open) never lands.
+	waitUntil(func() bool { return w.Pool.Stat().AcquiredConns() == 0 }, settleWait)
+	idle := w.Pool.AcquireAllIdle(ctx) // the most recently used first
+	for _, c := range idle {
+		keep(f(ctx, c.Conn()))
+	}
+	// Given back in reverse, each once the pool has it again (a release
+	// lands on its own goroutine), so that the next attempt is handed the
+	// session it would have been handed without the look.
+	for i := len(idle) - 1; i >= 0; i-- {
+		before := w.Pool.Stat().IdleConns()
+		kept := !idle[i].Conn().IsClosed() && idle[i].Conn().PgConn().TxStatus() == 'I'
+		idle[i].Release()
+		if kept {
+			waitUntil(func() bool { return w.Pool.Stat().IdleConns() > before }, time.Second)
+		}
+	}
+	var held []*sql.Conn
+	for range w.DB.Stats().Idle {
+		c, err := w.DB.Conn(ctx)
+		if err != nil {
+			keep(err)
+			break
+		}
+		held = append(held, c)
+		keep(c.Raw(func(dc any) error {
+			if sc, ok := dc.(*stdlib.Conn); ok {
+				return f(ctx, sc.Conn())
+			}
+			return nil // another driver's connection: not one the check can read
+		}))
+	}
+	for i := len(held) - 1; i >= 0; i-- { // in reverse, as the pool's
+		_ = held[i].Close()
+	}
+	return first
 }

@@ -1,0 +1,168 @@
+package twice
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/twicekit/twicekit/faults"
+	"github.com/twicekit/twicekit/internal/inject"
+)
+
+// When an attempt runs past AttemptTimeout with its statement waiting for a
+// lock in PostgreSQL, the report names the holder: an attempt of the
+// scenario (the one whose points ran on the holding backend, and the
+// statement of its transaction that took the lock), the attempt itself on
+// another of its connections, or a session the check did not open. The
+// text carries no PID, so it is the same run after run.
+
+// ranAttempt is an attempt started in the current scenario, for naming a
+// lock's holder: its name and its run (whose points record their backends).
+type ranAttempt struct {
+	name   string
+	run    *inject.Run
+	worker *inject.Worker // where it ran (sessionstate.go)
+}
+
+// noteRan records an attempt started in the current scenario on worker w.
+func (c *checker) noteRan(name string, run *inject.Run, w *inject.Worker) {
+	c.mu.Lock()
+	c.ran = append(c.ran, ranAttempt{name: name, run: run, worker: w})
+	c.mu.Unlock()
+}
+
+// lockHoldersSQL lists the sessions holding the locks that the sessions
+// $1 names (or, when $1 is empty, the check's worker sessions on this
+// database waiting for a lock) wait for.
+const lockHoldersSQL = `WITH waiting AS (
+  SELECT pid FROM pg_stat_activity
+  WHERE datname = current_database() AND (pid = ANY($1::int4[])
+    OR (cardinality($1::int4[]) = 0 AND application_name LIKE 'twice-%' AND wait_event_type = 'Lock'))
+)
+SELECT DISTINCT h.pid, coalesce(h.application_name, '')
+FROM waiting w, unnest(pg_blocking_pids(w.pid)) AS b(pid)
+JOIN pg_stat_activity h ON h.pid = b.pid`
+
+// lockHolder names who holds the lock the attempt's latest statement waits
+// for in PostgreSQL, or "" when it waits for none (or the check cannot
+// tell). It is asked before the attempt is crashed: the crash ends the
+// wait.
+func (ra *runningAttempt) lockHolder() string {
+	steps := ra.run.Steps()
+	if len(steps) == 0 || steps[len(steps)-1].Kind != faults.SQL {
+		return ""
+	}
+	var pids []int32
+	if b := steps[len(steps)-1].Backend; b != 0 {
+		pids = []int32{int32(b)}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	rows, err := ra.c.db.Pool().Query(ctx, lockHoldersSQL, pids)
+	if err != nil {
+		return ""
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var pid int32
+		var app string
+		if err := rows.Scan(&pid, &app); err != nil {
+			return ""
+		}
+		if n := ra.c.holderName(ra.run, uint32(pid), app); !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	if rows.Err() != nil {
+		return ""
+	}
+	slices.Sort(names)
+	return strings.Join(names, " and ")
+}
+
+// holderName names the session pid (application_name app) that holds a
+// lock waiter waits for.
+func (c *checker) holderName(waiter *inject.Run, pid uint32, app string) string {
+	c.mu.Lock()
+	ran := slices.Clone(c.ran)
+	c.mu.Unlock()
+	for i := len(ran) - 1; i >= 0; i-- { // the latest attempt to use the backend holds it
+		r := ran[i]
+		steps := r.run.Steps()
+		took, ok := lockTaker(steps, pid)
+		if !ok {
+			continue
+		}
+		what := fmt.Sprintf("its point %d: %s", took.Index, took.Label)
+		if r.run == waiter {
+			return fmt.Sprintf("%s itself, on another of its connections (%s)", r.name, what)
+		}
+		crashed, _, _ := r.run.Crashed()
+		if r.run.Done() && !crashed {
+			what += "; it had returned with that transaction still open"
+		}
+		return fmt.Sprintf("%s (%s)", r.name, what)
+	}
+	if app == "" {
+		app = "none"
+	}
+	if slices.Contains(ownSessionNames, app) {
+		return fmt.Sprintf("a session of the check (application_name %s) that no attempt of this scenario ran a statement on", app)
+	}
+	return fmt.Sprintf("a session the check did not open (application_name %s)", app)
+}
+
+// lockTaker is the statement on backend pid that most likely took the lock
+// its session holds: in the transaction open there (from its latest BEGIN
+// on that backend), the first statement that locks rows or tables (a
+// write, a SELECT … FOR UPDATE or FOR SHARE, a LOCK, an advisory lock),
+// else its latest statement there. ok is false when no point ran on pid.
+func lockTaker(steps []faults.Step, pid uint32) (faults.Step, bool) {
+	var on []faults.Step
+	for _, s := range steps {
+		if s.Kind == faults.SQL && s.Backend == pid {
+			if strings.EqualFold(strings.TrimSpace(s.Label), "begin") || strings.HasPrefix(strings.ToLower(s.Label), "begin ") {
+				on = on[:0]
+			}
+			on = append(on, s)
+		}
+	}
+	if len(on) == 0 {
+		return faults.Step{}, false
+	}
+	for _, s := range on {
+		if locks(s.Label) {
+			return s, true
+		}
+	}
+	return on[len(on)-1], true
+}
+
+// locks reports whether a statement's label is of one that takes a lock
+// held to the end of its transaction.
+func locks(label string) bool {
+	l := strings.ToUpper(label)
+	for _, p := range []string{"INSERT", "UPDATE", "DELETE", "MERGE", "LOCK", "WITH"} {
+		if strings.HasPrefix(l, p) {
+			return true
+		}
+	}
+	return strings.Contains(l, " FOR UPDATE") || strings.Contains(l, " FOR SHARE") ||
+		strings.Contains(l, " FOR NO KEY UPDATE") || strings.Contains(l, " FOR KEY SHARE") ||
+		strings.Contains(l, "PG_ADVISORY_XACT_LOCK") || strings.Contains(l, "PG_ADVISORY_LOCK")
+}
+
+// lockWaitProblem says that attempt a was still waiting for a lock after
+// bound, who held it, and what ends such a wait.
+func lockWaitProblem(a AttemptRecord, bound string) Problem {
+	n := len(a.Points)
+	s := fmt.Sprintf("%s was still waiting in PostgreSQL after %s: point %d (%s) waits for a lock held by %s. "+
+		"A lock is released only when its holder's transaction ends: end every transaction on every path (defer tx.Rollback(ctx)), "+
+		"take locks in one transaction on one connection, and give a holder that is only slow more time with twice.AttemptTimeout(d); "+
+		"its connections were cut and its context cancelled",
+		attemptName(a), bound, n, a.Points[n-1].Label, a.LockHolder)
+	return Problem{Kind: ProblemSlow, Attempt: attemptName(a), Text: s}
+}

@@ -1,0 +1,314 @@
+package twice
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/twicekit/twicekit/faults"
+	"github.com/twicekit/twicekit/internal/inject"
+)
+
+// A scenario's first delivery starts on fresh sessions (freshsessions.go);
+// its redeliveries reuse the worker's sessions, as a pooled production
+// connection would. Before a redelivery starts on a worker an earlier
+// delivery of the scenario ran on, the check reads, on each idle session
+// of that worker, what a session keeps across transactions: temporary
+// tables, session advisory locks, parameters SET for the session, statements
+// made with SQL PREPARE and channels it LISTENs on. What an earlier delivery
+// left there (not what the application's AfterConnect set up) goes on the
+// redelivery's record (AttemptRecord.SessionState), and a finding whose
+// redelivery ran on such a session says so among its hints. The text names
+// the state and the attempts, never a PID or a temporary schema's number.
+
+// sessionStateSQL lists, on the session it runs on, the state that outlives
+// a transaction. pgx's own prepared statements (made with the protocol, not
+// with SQL PREPARE) are the driver's, not the job's, and are left out; an
+// advisory lock held by an idle session is a session-level one.
+const sessionStateSQL = `SELECT pg_backend_pid(),
+ARRAY(SELECT CASE c.relkind WHEN 'v' THEN 'temporary view ' WHEN 'm' THEN 'temporary materialized view '
+    WHEN 'S' THEN 'temporary sequence ' ELSE 'temporary table ' END || c.relname
+  FROM pg_class c WHERE c.relnamespace = pg_my_temp_schema() AND c.relkind IN ('r', 'p', 'v', 'm', 'S', 'f')
+  ORDER BY c.relname)
+|| ARRAY(SELECT 'advisory lock (' || CASE WHEN l.objsubid = 1
+      THEN ((l.classid::int8 << 32) | l.objid::int8)::text
+      ELSE (l.classid::int8 - CASE WHEN l.classid::int8 >= 2147483648 THEN 4294967296 ELSE 0 END)::text || ', '
+        || (l.objid::int8 - CASE WHEN l.objid::int8 >= 2147483648 THEN 4294967296 ELSE 0 END)::text END
+    || CASE WHEN l.mode = 'ShareLock' THEN ', shared' ELSE '' END || ')'
+  FROM pg_locks l WHERE l.locktype = 'advisory' AND l.pid = pg_backend_pid() AND l.granted
+  ORDER BY l.objsubid, l.classid, l.objid, l.mode)
+|| ARRAY(SELECT 'prepared statement ' || p.name FROM pg_prepared_statements p WHERE p.from_sql ORDER BY p.name)
+|| ARRAY(SELECT 'LISTEN ' || ch FROM pg_listening_channels() AS ch ORDER BY ch)`
+
+// sessionSetsSQL lists the parameters SET for the session it runs on (not
+// SET LOCAL, which ends with its transaction) to a value other than the
+// session's start. pg_settings builds every parameter's row, which costs
+// more than the rest of the look, so it is read only after a statement
+// that may have SET one (setsSession).
+const sessionSetsSQL = `SELECT ARRAY(SELECT 'SET ' || s.name FROM pg_settings s
+  WHERE s.source = 'session' AND s.setting IS DISTINCT FROM s.reset_val ORDER BY s.name)`
+
+// setsSession reports whether label may be of a statement that SETs a
+// parameter for the session: one of its statements is a SET (not SET
+// LOCAL, SET TRANSACTION, SET SESSION CHARACTERISTICS or SET CONSTRAINTS,
+// which end with the transaction), or it calls set_config. A SET inside a
+// function the job calls is not seen.
+func setsSession(label string) bool {
+	l := strings.ToLower(label)
+	if strings.Contains(l, "set_config") {
+		return true
+	}
+	for _, stmt := range strings.Split(l, ";") {
+		f := strings.Fields(stmt)
+		if len(f) < 2 || f[0] != "set" {
+			continue
+		}
+		next := f[1]
+		if next == "session" && len(f) > 2 {
+			next = f[2]
+		}
+		switch next {
+		case "local", "transaction", "characteristics", "constraints":
+			continue
+		}
+		return true
+	}
+	return false
+}
+
+// sessionStateWait bounds the look at a worker's idle sessions.
+const sessionStateWait = 5 * time.Second
+
+// readSessionState reads the state of the session c (sessionStateSQL), and
+// its parameters SET for the session when sets (sessionSetsSQL).
+func readSessionState(ctx context.Context, c *pgx.Conn, sets bool) (uint32, []string, error) {
+	var pid int32
+	var state []string
+	if err := c.QueryRow(ctx, sessionStateSQL, pgx.QueryExecModeSimpleProtocol).Scan(&pid, &state); err != nil {
+		return 0, nil, err
+	}
+	if sets {
+		var set []string
+		if err := c.QueryRow(ctx, sessionSetsSQL, pgx.QueryExecModeSimpleProtocol).Scan(&set); err != nil {
+			return 0, nil, err
+		}
+		state = append(state, set...)
+	}
+	return uint32(pid), state, nil
+}
+
+// setUpStates is what each session of a worker held once the application's
+// AfterConnect had set it up, by backend PID: a session's start, which no
+// delivery left there.
+type setUpStates struct {
+	mu    sync.Mutex
+	start map[uint32][]string
+}
+
+// watch makes w record the start of each new session.
+func (s *setUpStates) watch(w *inject.Worker) {
+	w.OnSetUp(func(ctx context.Context, c *pgx.Conn) {
+		pid, state, err := readSessionState(ctx, c, true)
+		if err != nil {
+			return
+		}
+		s.mu.Lock()
+		if s.start == nil {
+			s.start = map[uint32][]string{}
+		}
+		s.start[pid] = state
+		s.mu.Unlock()
+	})
+}
+
+// left is what of state the session pid did not start with.
+func (s *setUpStates) left(pid uint32, state []string) []string {
+	s.mu.Lock()
+	start := s.start[pid]
+	s.mu.Unlock()
+	var out []string
+	for _, x := range state {
+		if !slices.Contains(start, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// freshWorker ends the sessions of w when an attempt of the scenario ran
+// there, and waits until PostgreSQL has ended them
+// (FreshSessionsPerDelivery).
+func (c *checker) freshWorker(ctx context.Context, w *inject.Worker) error {
+	if !c.ranOn(w) {
+		return nil // fresh already (freshsessions.go)
+	}
+	w.Fresh()
+	name := w.Pool.Config().ConnConfig.RuntimeParams["application_name"]
+	return c.waitSessionsEnded(ctx, []string{name}, "a worker of the check") // freshsessions.go
+}
+
+// ranOn reports whether an attempt of the current scenario ran on w.
+func (c *checker) ranOn(w *inject.Worker) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, r := range c.ran {
+		if r.worker == w {
+			return true
+		}
+	}
+	return false
+}
+
+// sessionState says what the earlier deliveries of the scenario left on
+// the idle sessions of w, as a redelivery about to start there finds them
+// ("attempt 1 of job-1 left temporary table scratch, advisory lock (42)"),
+// or "" when they left nothing (or the check could not look).
+func (c *checker) sessionState(ctx context.Context, w *inject.Worker) string {
+	if !c.ranOn(w) {
+		return "" // the first delivery on w: its sessions are fresh
+	}
+	ctx, cancel := context.WithTimeout(ctx, sessionStateWait)
+	defer cancel()
+	var lines []string
+	_ = w.EachIdleSession(ctx, func(ctx context.Context, conn *pgx.Conn) error {
+		used, sets := c.usedSession(conn.PgConn().PID())
+		if !used {
+			return nil // no delivery of the scenario ran there: nothing to read
+		}
+		pid, state, err := readSessionState(ctx, conn, sets)
+		if err != nil {
+			return err
+		}
+		if line := c.leftBy(pid, c.setUp.left(pid, state)); line != "" {
+			lines = append(lines, line)
+		}
+		return nil
+	})
+	slices.Sort(lines)
+	lines = slices.Compact(lines)
+	return strings.Join(lines, "; ")
+}
+
+// usedSession reports whether an attempt of the current scenario ran a
+// statement on backend pid, and whether one of them may have SET a
+// parameter for the session.
+func (c *checker) usedSession(pid uint32) (used, sets bool) {
+	c.mu.Lock()
+	ran := slices.Clone(c.ran)
+	c.mu.Unlock()
+	for _, r := range ran {
+		for _, s := range r.run.Steps() {
+			if s.Kind == faults.SQL && s.Backend == pid {
+				used = true
+				sets = sets || setsSession(s.Label)
+			}
+		}
+	}
+	return used, sets
+}
+
+// leftState is what the check last saw on one session of the current
+// scenario: when (how many attempts had started) and which attempts left
+// each item of its state.
+type leftState struct {
+	looked int
+	by     map[string]string
+}
+
+// leftBy says which attempts left state on session pid ("attempt 1 of
+// job-1 left temporary table t"), "" when none did: an item first seen now
+// was left by the attempts that ran on the session since the last look at
+// it; an item seen before keeps the attempts it was seen with then.
+func (c *checker) leftBy(pid uint32, state []string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.left == nil {
+		c.left = map[uint32]*leftState{}
+	}
+	l := c.left[pid]
+	if l == nil {
+		l = &leftState{by: map[string]string{}}
+		c.left[pid] = l
+	}
+	since := ranOnBackend(c.ran[l.looked:], pid)
+	l.looked = len(c.ran)
+	var groups []string
+	items := map[string][]string{}
+	for _, x := range state {
+		by, ok := l.by[x]
+		if !ok {
+			by = joinAnd(since)
+			l.by[x] = by
+		}
+		if by == "" {
+			continue // no delivery of the scenario ran there: the session's own
+		}
+		if _, ok := items[by]; !ok {
+			groups = append(groups, by)
+		}
+		items[by] = append(items[by], x)
+	}
+	for x := range l.by {
+		if !slices.Contains(state, x) {
+			delete(l.by, x) // gone: if it comes back, it is left anew
+		}
+	}
+	var parts []string
+	for _, by := range groups {
+		parts = append(parts, by+" left "+strings.Join(items[by], ", "))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// ranOnBackend names, in the order they ran, the attempts of ran whose
+// points ran on backend pid.
+func ranOnBackend(ran []ranAttempt, pid uint32) []string {
+	var names []string
+	for _, r := range ran {
+		if slices.ContainsFunc(r.run.Steps(), func(s faults.Step) bool { return s.Kind == faults.SQL && s.Backend == pid }) &&
+			!slices.Contains(names, r.name) {
+			names = append(names, r.name)
+		}
+	}
+	return names
+}
+
+// joinAnd joins names with commas and a final "and".
+func joinAnd(names []string) string {
+	if len(names) <= 1 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// sessionStateHints say which attempts of a finding's scenario started on a
+// session an earlier delivery had left state on, and what that means: one
+// hint for the attempts that found the same state.
+func sessionStateHints(sr *ScenarioRun) []string {
+	var states []string
+	by := map[string][]string{}
+	for _, a := range sr.Attempts {
+		if a.SessionState == "" {
+			continue
+		}
+		if _, ok := by[a.SessionState]; !ok {
+			states = append(states, a.SessionState)
+		}
+		by[a.SessionState] = append(by[a.SessionState], attemptName(a))
+	}
+	var hints []string
+	for _, s := range states {
+		hints = append(hints, fmt.Sprintf("%s started on a session where %s", joinAnd(by[s]), s))
+	}
+	if len(hints) > 0 {
+		hints[len(hints)-1] += ": a production pool may hand a redelivery the session an earlier delivery used, or a fresh one, " +
+			"so a job must not depend on what a delivery leaves on its session (a temporary table ON COMMIT DROP, pg_advisory_xact_lock, SET LOCAL, " +
+			"DEALLOCATE what it PREPAREs, UNLISTEN what it LISTENs); twice.FreshSessionsPerDelivery() starts every delivery on fresh sessions, to tell whether that state is the cause"
+	}
+	return hints
+}
