@@ -67,6 +67,18 @@ var containerArgs = []string{
 	"-c", "timezone=UTC",
 }
 
+// containerAuthScript runs once, when the container's cluster is made: it
+// stores the superuser's password as md5, which the md5 lines of
+// pg_hba.conf (POSTGRES_HOST_AUTH_METHOD=md5) then ask for.
+//
+// A SCRAM login costs the client 4096 rounds of PBKDF2. pgx computes them
+// on every new connection, and a check opens fresh sessions for every
+// scenario: under -race that was most of a test binary's CPU (a subset of
+// twice's tests: 49 s with SCRAM, 31 s with md5, 24 s on a local server
+// with no password). The port is still password-protected; the password
+// is random and lives as long as the container.
+const containerAuthScript = "SET password_encryption = 'md5';\nALTER ROLE postgres PASSWORD '%s';\n"
+
 // containerOptions are the settings of the container pgfixture runs, with
 // the superuser's password.
 func containerOptions(password string) []testcontainers.ContainerCustomizer {
@@ -75,8 +87,14 @@ func containerOptions(password string) []testcontainers.ContainerCustomizer {
 		postgres.WithPassword(password),
 		postgres.WithDatabase("postgres"),
 		testcontainers.WithEnv(map[string]string{
-			"PGDATA":               containerPGData,
-			"POSTGRES_INITDB_ARGS": "--no-sync",
+			"PGDATA":                    containerPGData,
+			"POSTGRES_INITDB_ARGS":      "--no-sync",
+			"POSTGRES_HOST_AUTH_METHOD": "md5",
+		}),
+		testcontainers.WithFiles(testcontainers.ContainerFile{
+			Reader:            strings.NewReader(fmt.Sprintf(containerAuthScript, password)), // hex: nothing to quote
+			ContainerFilePath: "/docker-entrypoint-initdb.d/00-twicekit-md5.sql",
+			FileMode:          0o644,
 		}),
 		testcontainers.WithCmd(append([]string{"postgres"}, containerArgs...)...),
 		testcontainers.WithTmpfs(map[string]string{containerTmpfs: "rw,mode=1777"}),
@@ -138,6 +156,9 @@ func startContainer(ctx context.Context) (*Server, error) {
 		_ = stop(context.Background())
 		return nil, fail(fmt.Errorf("%w%s", err, detail))
 	}
+	if direct, err := bridgeDSN(wctx, ctr, password); err == nil {
+		dsn = direct
+	}
 	srv, err := newServerFromDSN(ctx, "container", dsn, stop)
 	if err != nil {
 		return nil, err
@@ -187,6 +208,22 @@ func waitForPostgres(ctx context.Context, ctr testcontainers.Container, password
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// bridgeDSN is the connection string of the container's own address on
+// its network, port 5432, when this process reaches it (an engine on this
+// Linux machine). It skips the engine's port-forwarding proxy, which every
+// packet of the published port crosses: a twice test under -race ran 14%
+// faster without it (26.5 s against 30.8 s). Elsewhere (Docker Desktop, a
+// remote or rootless engine) the address does not answer and the
+// published port stays.
+func bridgeDSN(ctx context.Context, ctr testcontainers.Container, password string) (string, error) {
+	ip, err := ctr.ContainerIP(ctx)
+	if err != nil || ip == "" {
+		return "", fmt.Errorf("no container address: %v", err)
+	}
+	dsn := fmt.Sprintf("postgres://postgres:%s@%s/postgres?sslmode=disable", password, joinHostPort(ip, 5432))
+	return dsn, pingDSN(ctx, dsn)
 }
 
 // postgresHosts lists where the published port may be reached, in the

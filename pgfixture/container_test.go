@@ -14,6 +14,7 @@ import (
 	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
+	"github.com/jackc/pgx/v5"
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
 )
@@ -130,6 +131,24 @@ func startQueryClose(t *testing.T, cli *client.Client) {
 	}
 	if n != 2 || fsync != "off" {
 		t.Errorf("count, fsync = %d, %s; want 2, off", n, fsync)
+	}
+	// Logins over TCP ask for the md5 password (cheap for the client),
+	// not SCRAM, and a wrong password is still refused.
+	var stored, method string
+	if err := db.Pool().QueryRow(ctx, `SELECT left(rolpassword, 3) FROM pg_authid WHERE rolname = 'postgres'`).Scan(&stored); err != nil {
+		t.Fatalf("pg_authid: %v", err)
+	}
+	if err := db.Pool().QueryRow(ctx, `SELECT auth_method FROM pg_hba_file_rules WHERE type = 'host' ORDER BY line_number DESC LIMIT 1`).Scan(&method); err != nil {
+		t.Fatalf("pg_hba_file_rules: %v", err)
+	}
+	if stored != "md5" || method != "md5" {
+		t.Errorf("stored password, host auth = %s…, %s; want md5…, md5", stored, method)
+	}
+	wrong := db.ConnConfig()
+	wrong.Password = "not-the-password"
+	if conn, err := pgx.ConnectConfig(ctx, wrong); err == nil {
+		_ = conn.Close(ctx)
+		t.Errorf("a wrong password was accepted")
 	}
 	if err := db.Close(ctx, false); err != nil {
 		t.Errorf("DB.Close: %v", err)
