@@ -73,23 +73,39 @@ func jobGoroutines(label string) int {
 	if err := pprof.Lookup("goroutine").WriteTo(&buf, 1); err != nil {
 		return 0
 	}
+	return labelledGoroutines(buf.String(), label)
+}
+
+// labelledGoroutines counts, in a goroutine profile written with debug=1,
+// the goroutines labelled with label whose function is the job's. The
+// profile is a header line ("goroutine profile: total N"), then one record
+// per stack and labels, each "N @ pcs", "# labels: {…}" and the frames,
+// innermost first, separated by blank lines.
+func labelledGoroutines(profile, label string) int {
+	if _, rest, ok := strings.Cut(profile, "\n"); ok && strings.HasPrefix(profile, "goroutine profile:") {
+		profile = rest // the header would hide the first record's count
+	}
 	want := fmt.Sprintf("%q:%q", afterRunLabel, label)
 	n := 0
-	for _, rec := range strings.Split(buf.String(), "\n\n") {
+	for _, rec := range strings.Split(profile, "\n\n") {
 		if !strings.Contains(rec, want) {
 			continue
 		}
 		entry := ""
 		sc := bufio.NewScanner(strings.NewReader(rec))
 		for sc.Scan() {
-			if f := strings.Fields(sc.Text()); len(f) >= 3 && f[0] == "#" {
+			if f := strings.Fields(sc.Text()); len(f) >= 3 && f[0] == "#" && f[1] != "labels:" {
 				entry = f[2]
 			}
 		}
 		if entry == "" || libraryFunc(entry) {
 			continue
 		}
-		count, _ := strconv.Atoi(strings.Fields(rec)[0])
+		fields := strings.Fields(rec)
+		if len(fields) < 2 || fields[1] != "@" {
+			continue
+		}
+		count, _ := strconv.Atoi(fields[0])
 		n += count
 	}
 	return n
