@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // benchSchema has 10 tables (serials, a now() default, foreign keys) and a
@@ -108,5 +110,24 @@ func BenchmarkTemplateClone(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.StartTimer()
+	}
+}
+
+// BenchmarkConnect measures a new connection to a fixture database, login
+// included: what a check pays for every session it opens, and fresh
+// sessions open them for every scenario. TWICE_POSTGRES picks the mode
+// (container mode logs in with md5; a SCRAM server is a TWICE_DATABASE_URL).
+func BenchmarkConnect(b *testing.B) {
+	ctx := context.Background()
+	_, db := benchDB(b)
+	cfg := db.ConnConfig()
+	for b.Loop() {
+		conn, err := pgx.ConnectConfig(ctx, cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := conn.Close(ctx); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
