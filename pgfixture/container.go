@@ -77,7 +77,19 @@ var containerArgs = []string{
 // twice's tests: 49 s with SCRAM, 31 s with md5, 24 s on a local server
 // with no password). The port is still password-protected; the password
 // is random and lives as long as the container.
-const containerAuthScript = "SET password_encryption = 'md5';\nALTER ROLE postgres PASSWORD '%s';\n"
+//
+// A PostgreSQL that no longer takes md5 passwords keeps the SCRAM one: the
+// script swallows its error rather than stop the container's start, and
+// pg_hba.conf's md5 lines accept a SCRAM password with SCRAM.
+const containerAuthScript = `DO $twicekit$
+BEGIN
+	PERFORM set_config('password_encryption', 'md5', true);
+	EXECUTE format('ALTER ROLE postgres PASSWORD %%L', '%s');
+EXCEPTION WHEN OTHERS THEN
+	RAISE WARNING 'twicekit: the password stays as it was: %%', SQLERRM;
+END
+$twicekit$;
+`
 
 // containerOptions are the settings of the container pgfixture runs, with
 // the superuser's password.
@@ -156,8 +168,10 @@ func startContainer(ctx context.Context) (*Server, error) {
 		_ = stop(context.Background())
 		return nil, fail(fmt.Errorf("%w%s", err, detail))
 	}
-	if direct, err := bridgeDSN(wctx, ctr, password); err == nil {
-		dsn = direct
+	if ip, err := ctr.ContainerIP(wctx); err == nil && ip != "" {
+		if direct, err := bridgeDSN(wctx, ip, password, dsn); err == nil {
+			dsn = direct
+		}
 	}
 	srv, err := newServerFromDSN(ctx, "container", dsn, stop)
 	if err != nil {
@@ -210,20 +224,53 @@ func waitForPostgres(ctx context.Context, ctr testcontainers.Container, password
 	}
 }
 
-// bridgeDSN is the connection string of the container's own address on
-// its network, port 5432, when this process reaches it (an engine on this
-// Linux machine). It skips the engine's port-forwarding proxy, which every
-// packet of the published port crosses: a twice test under -race ran 14%
-// faster without it (26.5 s against 30.8 s). Elsewhere (Docker Desktop, a
-// remote or rootless engine) the address does not answer and the
-// published port stays.
-func bridgeDSN(ctx context.Context, ctr testcontainers.Container, password string) (string, error) {
-	ip, err := ctr.ContainerIP(ctx)
-	if err != nil || ip == "" {
-		return "", fmt.Errorf("no container address: %v", err)
-	}
+// bridgeDSN is the connection string of the container's own address (ip)
+// on its network, port 5432, when this process reaches it (an engine on this
+// Linux machine) and the server there is the one behind published (the
+// same system identifier: another PostgreSQL may answer at that address,
+// for example a CI service beside a Docker-in-Docker engine). It skips the
+// engine's port-forwarding proxy, which every packet of the published port
+// crosses: a twice test under -race ran 14% faster without it (26.5 s
+// against 30.8 s). Elsewhere (Docker Desktop, a remote or rootless engine)
+// the address does not answer within bridgeTimeout and the published port
+// stays.
+func bridgeDSN(ctx context.Context, ip, password, published string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, bridgeTimeout)
+	defer cancel()
 	dsn := fmt.Sprintf("postgres://postgres:%s@%s/postgres?sslmode=disable", password, joinHostPort(ip, 5432))
-	return dsn, pingDSN(ctx, dsn)
+	want, err := systemIdentifier(ctx, published)
+	if err != nil {
+		return "", err
+	}
+	got, err := systemIdentifier(ctx, dsn)
+	if err != nil {
+		return "", err
+	}
+	if got != want {
+		return "", fmt.Errorf("%s is another server (system identifier %d, the container's is %d)", ip, got, want)
+	}
+	return dsn, nil
+}
+
+// bridgeTimeout bounds the look at the container's own address: a few
+// milliseconds where it answers, a blackhole elsewhere.
+const bridgeTimeout = 500 * time.Millisecond
+
+// systemIdentifier is the system identifier of the cluster dsn reaches,
+// which initdb chose at random.
+func systemIdentifier(ctx context.Context, dsn string) (uint64, error) {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return 0, err
+	}
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Close(context.Background())
+	var id int64
+	err = conn.QueryRow(ctx, `SELECT system_identifier FROM pg_control_system()`).Scan(&id)
+	return uint64(id), err
 }
 
 // postgresHosts lists where the published port may be reached, in the

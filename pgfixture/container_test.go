@@ -403,3 +403,36 @@ func TestRyukExplain(t *testing.T) {
 		t.Errorf("with Ryuk turned off by pgfixture, the error changed: %v", got)
 	}
 }
+
+// TestBridgeAddressIsTakenOnlyForTheSameServer: the container's own address
+// replaces the published port only when the server there is the
+// container's; held against another server's connection string, it is
+// refused, and the published port stays.
+func TestBridgeAddressIsTakenOnlyForTheSameServer(t *testing.T) {
+	needImage(t)
+	ctx := context.Background()
+	srv, err := startContainer(ctx)
+	if err != nil {
+		t.Fatalf("startContainer: %v", err)
+	}
+	defer func() { _ = srv.Close(ctx) }()
+	ip, password := srv.adminCfg.Host, srv.adminCfg.Password
+	if srv.adminCfg.Port != 5432 {
+		t.Skipf("the container's own address does not answer here (%s:%d is its published port)", ip, srv.adminCfg.Port)
+	}
+	if _, err := bridgeDSN(ctx, ip, password, rawAdminURL(srv)); err != nil {
+		t.Errorf("bridgeDSN against the container's own server: %v", err)
+	}
+	other, err := startLocal(ctx)
+	if err != nil {
+		t.Skipf("no second server to hold it against: %v", err)
+	}
+	defer func() { _ = other.Close(ctx) }()
+	_, err = bridgeDSN(ctx, ip, password, rawAdminURL(other))
+	if err == nil || !strings.Contains(err.Error(), "is another server") {
+		t.Errorf("bridgeDSN against another server: %v, want an error saying it is another server", err)
+	}
+	if err != nil && strings.Contains(err.Error(), password) {
+		t.Errorf("the error shows the password: %v", err)
+	}
+}

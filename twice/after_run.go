@@ -24,10 +24,10 @@ const afterRunLabel = "twice-attempt"
 
 // afterRunGrace bounds the wait for a call from the goroutines an attempt
 // left running: a goroutine that waits longer before its first call is not
-// seen. The wait ends sooner when they all end or one makes a call; the
-// bound is generous because a loaded machine (a CI runner under -race) can
-// leave a runnable goroutine unscheduled for hundreds of milliseconds.
-const afterRunGrace = 2 * time.Second
+// seen. The wait ends sooner when they all end or one makes a call; a
+// goroutine that waits for the attempt's context to end costs every attempt
+// the whole bound, so it stays short.
+const afterRunGrace = 500 * time.Millisecond
 
 var attemptLabels atomic.Int64
 

@@ -20,7 +20,7 @@ func BenchmarkJobGoroutines(b *testing.B) {
 // It was not, and the reference run of a job whose goroutine called after
 // Run returned then passed on a CI runner.
 func TestLabelledGoroutinesCountsTheFirstRecord(t *testing.T) {
-	const profile = "goroutine profile: total 3\n" +
+	const profile = "goroutine profile: total 5\n" +
 		"1 @ 0x47d92e 0x480ac5 0x4d945d 0x483de1\n" +
 		"# labels: {\"twice-attempt\":\"7\"}\n" +
 		"#\t0x480ac4\ttime.Sleep+0x164\t/usr/local/go/src/runtime/time.go:363\n" +
@@ -35,10 +35,14 @@ func TestLabelledGoroutinesCountsTheFirstRecord(t *testing.T) {
 		"#\t0x4d945c\tgithub.com/jackc/pgx/v5/pgxpool.(*Pool).backgroundHealthCheck+0x1c\t/pgxpool/pool.go:495\n" +
 		"\n" +
 		"1 @ 0x442931 0x47cd1d 0x4d945d 0x483de1\n" +
+		"# labels: {\"a b\":\"c d\", \"twice-attempt\":\"7\"}\n" +
+		"#\t0x4d945c\tnet/http.(*persistConn).readLoop+0x1c\t/net/http/transport.go:2200\n" +
+		"\n" +
+		"1 @ 0x442931 0x47cd1d 0x4d945d 0x483de1\n" +
 		"# labels: {\"twice-attempt\":\"71\"}\n" +
 		"#\t0x4d945c\texample.com/app/jobs.audit.func1+0x1c\t/app/jobs/audit.go:10\n"
 	if n := labelledGoroutines(profile, "7"); n != 3 {
-		t.Errorf("labelledGoroutines(label 7) = %d, want 3 (the first record's 1 and the second's 2; pgx's and label 71's aside)", n)
+		t.Errorf("labelledGoroutines(label 7) = %d, want 3 (the first record's 1 and the second's 2; pgx's, the standard library's under a label line with spaces, and label 71's aside)", n)
 	}
 	if n := labelledGoroutines(profile, "8"); n != 0 {
 		t.Errorf("labelledGoroutines(label 8) = %d, want 0", n)
