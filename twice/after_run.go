@@ -47,23 +47,43 @@ func labelGoroutine(label string) {
 // calls from now on and waits, at most afterRunGrace, until one of them
 // makes a call or they all end. It returns the first call refused, or
 // nothing.
+//
+// A goroutine may have made its call, been refused and ended before the
+// look (the attempt refuses its calls from the moment Run returns, and a
+// loaded machine may schedule the look later): a call already refused is
+// reported whether or not goroutines still run.
 func (ra *runningAttempt) afterRun() []string {
-	if ra.label == "" || jobGoroutines(ra.label) == 0 {
+	if ra.label == "" {
+		return nil
+	}
+	if late := ra.firstLate(); late != nil {
+		return late
+	}
+	if jobGoroutines(ra.label) == 0 {
 		return nil
 	}
 	ra.run.Refuse()
 	deadline := time.Now().Add(afterRunGrace)
 	for {
-		for _, l := range ra.run.Late() {
-			if !strings.HasPrefix(l, "ROLLBACK") { // database/sql rolling back a transaction the job left open
-				return []string{l}
-			}
+		if late := ra.firstLate(); late != nil {
+			return late
 		}
 		if !time.Now().Before(deadline) || jobGoroutines(ra.label) == 0 {
-			return nil
+			return ra.firstLate() // a call made just before the last goroutine ended
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
+}
+
+// firstLate is the first call refused after Run returned, as a list of one,
+// or nil.
+func (ra *runningAttempt) firstLate() []string {
+	for _, l := range ra.run.Late() {
+		if !strings.HasPrefix(l, "ROLLBACK") { // database/sql rolling back a transaction the job left open
+			return []string{l}
+		}
+	}
+	return nil
 }
 
 // jobGoroutines counts the goroutines labelled with label whose function

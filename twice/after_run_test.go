@@ -11,6 +11,13 @@ import (
 	"github.com/twicekit/twicekit/twice"
 )
 
+// afterReturn is how long the goroutines of these jobs wait, once the
+// job's deferred close woke them, before their call: long enough that the
+// job's function has returned even on a loaded machine (a call racing the
+// return is still Run's, a point like any other), short of the 500 ms the
+// check waits for it.
+const afterReturn = 200 * time.Millisecond
+
 // auditAfterReturn settles the order in Run and leaves the audit row to a
 // goroutine that writes after Run returned (wait false), or waits for it
 // before returning (wait true).
@@ -27,7 +34,7 @@ func auditAfterReturn(wait bool) func(ctx context.Context, a *twice.Attempt) err
 			defer wg.Done()
 			if !wait {
 				<-returning
-				time.Sleep(20 * time.Millisecond) // Run has returned by now
+				time.Sleep(afterReturn) // Run has returned by now
 			}
 			for range 3 {
 				if _, err := a.Pool.Exec(ctx, `UPDATE orders SET notified = true WHERE id = 6735`); err != nil {
@@ -74,7 +81,7 @@ func auditOnBackground(ctx context.Context, a *twice.Attempt) error {
 	defer close(returning)
 	go func() {
 		<-returning
-		time.Sleep(20 * time.Millisecond) // Run has returned by now
+		time.Sleep(afterReturn) // Run has returned by now
 		_, _ = a.Pool.Exec(context.Background(), `UPDATE orders SET notified = true WHERE id = 6735`)
 	}()
 	return nil
@@ -95,3 +102,4 @@ func TestAGoroutineOnABackgroundContextIsFoundInItsAttempt(t *testing.T) {
 	require.Equal(t, "a goroutine the attempt started kept using its handles after Run returned: the reference run (one clean delivery)", rep.Findings[0].Headline)
 	require.Contains(t, rep.Findings[0].Problems[0].Text, "UPDATE orders SET notified = true WHERE id = 6735")
 }
+

@@ -115,7 +115,7 @@ func TestAContextFreeEffectAfterRunIsAFinding(t *testing.T) {
 		defer close(returning)
 		go func() {
 			<-returning
-			time.Sleep(20 * time.Millisecond) // Run has returned by now
+			time.Sleep(afterReturn) // Run has returned by now
 			_ = a.Mailer.Send(context.Background(), shippedEmail)
 		}()
 		return nil
