@@ -102,4 +102,3 @@ func TestAGoroutineOnABackgroundContextIsFoundInItsAttempt(t *testing.T) {
 	require.Equal(t, "a goroutine the attempt started kept using its handles after Run returned: the reference run (one clean delivery)", rep.Findings[0].Headline)
 	require.Contains(t, rep.Findings[0].Problems[0].Text, "UPDATE orders SET notified = true WHERE id = 6735")
 }
-
