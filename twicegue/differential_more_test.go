@@ -7,11 +7,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/vgarvardt/gue/v5"
-	"github.com/vgarvardt/gue/v5/adapter/pgxv5"
 
 	"github.com/twicekit/twicekit/internal/barrier"
 	"github.com/twicekit/twicekit/twice"
@@ -26,18 +24,7 @@ const bonusType = "bonus"
 
 // rewardThenBonus rewards the order once and enqueues, in j.Tx(), the
 // bonus 30 s later: it commits with gue's deletion of the job.
-func rewardThenBonus(pool *pgxpool.Pool) gue.WorkFunc {
-	return func(ctx context.Context, j *gue.Job) error {
-		if err := rewardOncePerOrder(ctx, j); err != nil {
-			return err
-		}
-		client, err := gue.NewClient(pgxv5.NewConnPool(pool))
-		if err != nil {
-			return err
-		}
-		return client.EnqueueTx(ctx, &gue.Job{Type: bonusType, Args: j.Args, RunAt: time.Now().Add(30 * time.Second)}, j.Tx())
-	}
-}
+func rewardThenBonus(pool *pgxpool.Pool) gue.WorkFunc { return rewardThenEnqueue(pool, bonusType) }
 
 // bonusInTx is the follow-up's own work: 5 points in its j.Tx().
 func bonusInTx(ctx context.Context, j *gue.Job) error {

@@ -31,7 +31,12 @@ const pointsNotice = "points_notice"
 
 // rewardThenNotice rewards the order once, and enqueues the notice in
 // j.Tx() on every copy.
-func rewardThenNotice(pool *pgxpool.Pool) gue.WorkFunc {
+func rewardThenNotice(pool *pgxpool.Pool) gue.WorkFunc { return rewardThenEnqueue(pool, pointsNotice) }
+
+// rewardThenEnqueue rewards the order once and enqueues, in j.Tx(), a job
+// of jobType with the same args 30 s later: it commits with gue's deletion
+// of the job.
+func rewardThenEnqueue(pool *pgxpool.Pool, jobType string) gue.WorkFunc {
 	return func(ctx context.Context, j *gue.Job) error {
 		if err := rewardOncePerOrder(ctx, j); err != nil {
 			return err
@@ -40,7 +45,7 @@ func rewardThenNotice(pool *pgxpool.Pool) gue.WorkFunc {
 		if err != nil {
 			return err
 		}
-		return client.EnqueueTx(ctx, &gue.Job{Type: pointsNotice, Args: j.Args, RunAt: time.Now().Add(30 * time.Second)}, j.Tx())
+		return client.EnqueueTx(ctx, &gue.Job{Type: jobType, Args: j.Args, RunAt: time.Now().Add(30 * time.Second)}, j.Tx())
 	}
 }
 
