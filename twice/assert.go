@@ -72,6 +72,10 @@ func assertWatched(tb TB, fail func(string, ...any), job Job, opts []Option, w w
 			tb.Logf("%v", err)
 		}
 	}
+	if rep.OK() && rep.Partial() != "" && rep.partialOK == "" {
+		fail("%s", rep.partialText())
+		return false
+	}
 	if rep.OK() {
 		if pub.verbose {
 			tb.Logf("%s", rep.Coverage())

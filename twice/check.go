@@ -27,11 +27,10 @@ type checker struct {
 	worker *inject.Worker
 	log    *effects.Log
 	router *effects.Router // behind http.DefaultTransport; the handles' own are per worker (handles)
-	// started is when the check began; wallDeadline, when set, is when
-	// its wall budget ends, and wallEach what a scenario costs (wall.go).
-	started      time.Time
-	wallDeadline time.Time
-	wallEach     time.Duration
+	// started is when the check began; wall, when set, is its wall budget
+	// (wall.go).
+	started time.Time
+	wall    *wallClock
 	// throughDefault is the router for requests through http.DefaultTransport
 	// (default_transport.go).
 	throughDefault http.RoundTripper
@@ -129,6 +128,12 @@ func Check(ctx context.Context, job Job, opts ...Option) *Report {
 	}()
 	c.parallel, c.shard = parallel, sh
 	c.run(ctx, rep)
+	rep.partialOK = cfg.partialOK
+	if rep.wallNone {
+		rep.options.Concurrency = "not checked: " + rep.concurrencyOff
+	} else if c.wall != nil && len(c.wall.cut)+len(c.wall.left) > 0 {
+		rep.options.Concurrency = "cut by the wall budget (" + c.wall.budget.String() + ")"
+	}
 	if c.leftOut.any() {
 		rep.leftOut = c.leftOut.String()
 	}
@@ -294,55 +299,80 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 		return
 	}
 	rep.parallelNote, rep.lanes = note, len(lanes)
-	wallNoConc := ""
-	var wp wallPlan
+	playsConcurrent := c.cfg.only != "" || c.shard.owns(concurrentShardToken)
 	if c.cfg.only == "" && c.cfg.pick == nil {
 		wall, err := c.cfg.wallBudget()
 		if err != nil {
 			rep.Err = usage(err)
 			return
 		}
-		concRuns := 0
-		if c.cfg.concurrentMayRun() && c.shard.owns(concurrentShardToken) {
-			b, _ := c.cfg.conc.resolveBudget() // plan has reported its error
-			concRuns = b.explore(len(points)).Runs
-		}
-		scenarios, wp = fitWall(scenarios, len(points), wall, time.Since(c.started), clean, len(lanes), concRuns, func(limit int) map[int]bool {
-			keep := map[int]bool{}
-			for _, i := range keepPoints(points, len(points), limit) {
-				keep[i] = true
-			}
-			return keep
-		})
 		if wall > 0 {
-			c.wallDeadline, c.wallEach = c.started.Add(wall), wp.each
-		}
-		if wp.noConc {
-			wallNoConc = wp.concText()
+			c.wall = newWallClock(wall, c.started, clean, len(lanes)) // wall.go
 		}
 		if c.cfg.onPlan != nil {
-			c.cfg.onPlan(wp.planLine(c.job.Name, len(scenarios)))
+			each := newWallClock(wall, c.started, clean, len(lanes))
+			c.cfg.onPlan(each.planLine(c.job.Name, len(scenarios)))
 		}
 	}
-	defer func() { rep.wallLeft = wp.leftText() }()
-	results := c.playAll(ctx, lanes, ref, scenarios, coveredBy(scenarios, prints))
+	covered := coveredBy(scenarios, prints)
+	results := newPlayed(len(scenarios))
+	var concurrent []*ScenarioRun
+	concurrentPlayed := false
+	playConcurrent := func() bool {
+		concurrentPlayed = true
+		var err error
+		if concurrent, err = c.runConcurrent(ctx, ref, lanes); err != nil {
+			rep.Err = err
+			return false
+		}
+		return true
+	}
+	if c.wall == nil {
+		c.playAll(ctx, lanes, ref, scenarios, covered, results, allOf(scenarios))
+	} else {
+		// Under a wall budget: every sequential kind's first scenario, then
+		// the concurrent scenarios (each of their kinds' first ones, then
+		// more while the sequential ones still to play keep their share),
+		// then the other sequential scenarios while there is time.
+		firsts, rest := wallOrder(scenarios)
+		c.playAll(ctx, lanes, ref, scenarios, covered, results, firsts)
+		if !stopped(results, firsts) {
+			if playsConcurrent {
+				c.wall.shareWith(len(rest))
+				if !playConcurrent() {
+					return
+				}
+			}
+			c.wall.shareWith(0)
+			c.playAll(ctx, lanes, ref, scenarios, covered, results, rest)
+		} else {
+			for _, i := range rest {
+				results[i].notStarted = true
+			}
+		}
+	}
 	for _, l := range lanes[1:] {
 		if c.queueErr == nil {
 			c.queueErr = l.queueErr
 		}
 	}
+	var wallLeft []string
+	defer func() { rep.wallLeft = c.wall.leftText(wallLeft) }()
 	for i, s := range scenarios {
+		p := results[i]
+		if p.outOfTime {
+			wallLeft = append(wallLeft, s.Token())
+			continue
+		}
 		if crashes.skip(s) {
 			continue
 		}
-		p := results[i]
+		if p.notStarted {
+			continue // an earlier scenario in play order hung: said below
+		}
 		if p.err != nil {
 			rep.Err = p.err
 			return
-		}
-		if p.outOfTime {
-			wp.left = append(wp.left, s.Token())
-			continue
 		}
 		if p.sr == nil {
 			rep.Err = fmt.Errorf("twice: internal error: scenario %s was not played", s.Token())
@@ -352,26 +382,44 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 		f := rep.add(sr, p.finding)
 		crashes.ran(s, f != nil)
 		if sr.hung() {
-			left, concurrentLeft := len(scenarios)-i-1, c.cfg.concurrentMayRun() && c.cfg.only == "" && c.shard.owns(concurrentShardToken)
+			left := len(scenarios) - i - 1
+			for _, q := range results[:i] {
+				if q.notStarted {
+					left++
+				}
+			}
+			concurrentLeft := !concurrentPlayed && c.cfg.concurrentMayRun() && c.cfg.only == "" && c.shard.owns(concurrentShardToken)
 			if left > 0 || concurrentLeft {
 				rep.stoppedEarly = stoppedAfterHang(sr, left, concurrentLeft)
 			}
+			c.addConcurrent(rep, ref, concurrent)
 			return
 		}
 	}
-	if c.cfg.only == "" && !c.shard.owns(concurrentShardToken) {
+	if !playsConcurrent {
 		return
 	}
-	if wallNoConc != "" && rep.concurrencyOff == "" {
-		rep.concurrencyOff = wallNoConc
+	if !concurrentPlayed && !playConcurrent() {
 		return
 	}
-	concurrent, err := c.runConcurrent(ctx, ref, lanes)
-	if err != nil {
-		rep.Err = err
-		return
+	if c.wall != nil && c.wall.none && rep.concurrencyOff == "" {
+		rep.concurrencyOff, rep.wallNone = c.wall.concText(len(wallLeft) == 0), true
 	}
-	for _, sr := range concurrent {
+	c.addConcurrent(rep, ref, concurrent)
+}
+
+// allOf lists the indexes of scenarios: the plan's order.
+func allOf(scenarios []Scenario) []int {
+	order := make([]int, len(scenarios))
+	for i := range order {
+		order[i] = i
+	}
+	return order
+}
+
+// addConcurrent records the concurrent scenarios that ran.
+func (c *checker) addConcurrent(rep *Report, ref *ScenarioRun, runs []*ScenarioRun) {
+	for _, sr := range runs {
 		rep.add(sr, compare(ref, sr, c.cfg))
 	}
 }

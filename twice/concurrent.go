@@ -51,19 +51,51 @@ func (c *checker) runConcurrent(ctx context.Context, ref *ScenarioRun, lanes []*
 		}
 		return []*ScenarioRun{sr}, nil
 	}
-	var out []*ScenarioRun
+	var pairs []concurrentPair
 	for _, p := range []concurrentPair{sameJob, duplicateJobs} {
 		if c.cfg.pairOff(p) != "" || (p.overlap == DuplicateOverlap && !c.cfg.duplicatesByDefault()) {
 			continue
 		}
-		runs, err := c.explorePair(ctx, ref, lanes, p)
+		pairs = append(pairs, p)
+	}
+	n := len(concurrentPoints(ref.Attempts[0].Points))
+	var out []*ScenarioRun
+	for i, p := range pairs {
+		// The wall budget keeps room for the first scenario of every kind
+		// of the pairs after this one (wall.go).
+		reserve := 0
+		for _, q := range pairs[i+1:] {
+			reserve += q.kinds(n)
+		}
+		runs, err := c.explorePair(ctx, ref, lanes, p, reserve)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, runs...)
 	}
+	if c.wall != nil && len(out) == 0 && n > 0 && len(pairs) > 0 {
+		c.wall.noneFit()
+	}
 	return out, nil
 }
+
+// kinds is how many kinds of concurrent scenarios the pair plays for a job
+// of n concurrent points: its overlaps (when n > 1) and its interleavings
+// (unless it plays its overlaps only).
+func (p concurrentPair) kinds(n int) int {
+	k := 0
+	if n > 1 {
+		k++
+	}
+	if n > 0 && !p.overlapsOnly {
+		k++
+	}
+	return k
+}
+
+// errNoRoom is what a concurrent scenario the wall budget has no room for
+// returns in place of its run.
+var errNoRoom = errors.New("twice: no room in the wall budget")
 
 // explorePair plays the concurrent scenarios of one pair of deliveries and
 // returns what it saw of each: first the named overlaps (the first attempt
@@ -80,7 +112,12 @@ func (c *checker) runConcurrent(ctx context.Context, ref *ScenarioRun, lanes []*
 // takes them, so the same ones are kept and the same stop is made; an
 // enumeration, which picks each interleaving from the last, plays on c
 // alone.
-func (c *checker) explorePair(ctx context.Context, ref *ScenarioRun, lanes []*checker, p concurrentPair) ([]*ScenarioRun, error) {
+//
+// Under a wall budget (wall.go) each kind's first scenario plays while it
+// fits in the budget, and the later ones while they fit with reserve
+// scenarios' time kept for the kinds still to come; what does not fit is
+// recorded as left out or cut.
+func (c *checker) explorePair(ctx context.Context, ref *ScenarioRun, lanes []*checker, p concurrentPair, reserve int) ([]*ScenarioRun, error) {
 	cc := c.cfg.conc
 	points := concurrentPoints(ref.Attempts[0].Points)
 	n := len(points)
@@ -108,13 +145,25 @@ func (c *checker) explorePair(ctx context.Context, ref *ScenarioRun, lanes []*ch
 	if p.overlap == Overlap {
 		c.leftOut.overlaps, c.leftOut.overlapPoints = len(overlaps), n-1
 	}
+	interleavings := 0 // the kinds after the overlaps that keep room
+	if !overlapsOnly {
+		interleavings = 1
+	}
 	overlap := func(l *checker, i int) (*ScenarioRun, error) {
 		k := overlaps[i]
+		if !c.wall.room(reserve+interleavings, i > 0) {
+			return nil, errNoRoom
+		}
 		return l.playScenario(ctx, Scenario{Kind: p.overlap, Point: k, Label: points[k-1].Label, Of: n}, sched.Overlap{K: k})
 	}
+	leftFrom := -1 // the first overlap the wall budget had no room for
 	var playErr error
 	if len(lanes) > 1 {
-		inOrder(lanes, len(overlaps), overlap, func(_ int, sr *ScenarioRun, err error) bool {
+		inOrder(lanes, len(overlaps), overlap, func(i int, sr *ScenarioRun, err error) bool {
+			if errors.Is(err, errNoRoom) {
+				leftFrom = i
+				return false
+			}
 			if err != nil {
 				playErr = err
 				return false
@@ -128,6 +177,10 @@ func (c *checker) explorePair(ctx context.Context, ref *ScenarioRun, lanes []*ch
 				break
 			}
 			sr, err := overlap(c, i)
+			if errors.Is(err, errNoRoom) {
+				leftFrom = i
+				break
+			}
 			if err != nil {
 				playErr = err
 				break
@@ -138,15 +191,45 @@ func (c *checker) explorePair(ctx context.Context, ref *ScenarioRun, lanes []*ch
 	if playErr != nil {
 		return nil, playErr
 	}
+	if leftFrom >= 0 && !stop {
+		for _, k := range overlaps[leftFrom:] {
+			c.wall.leaveOut(Scenario{Kind: p.overlap, Point: k}.Token())
+		}
+	}
 	if stop || overlapsOnly {
 		return out, nil
+	}
+	// The interleavings under the wall budget: the first while it fits,
+	// the others while they fit with room kept for the kinds to come.
+	interleaved, cut := 0, false
+	roomFor := func() bool {
+		if cut {
+			return false
+		}
+		if c.wall.room(reserve, interleaved > 0) {
+			interleaved++
+			return true
+		}
+		cut = true
+		c.wall.cutShort("the interleavings", interleaved)
+		return false
 	}
 	eb := budget.explore(n)
 	if len(lanes) > 1 && eb.Runs >= 1 && eb.Choose(n, n) == sched.Sample {
 		sampler, draws := sched.NewSampler(eb, cc.scheduleSeed(), []int{n, n})
+		var roomMu sync.Mutex
 		inOrder(lanes, len(draws), func(l *checker, i int) (*ScenarioRun, error) {
+			roomMu.Lock()
+			ok := roomFor()
+			roomMu.Unlock()
+			if !ok {
+				return nil, errNoRoom
+			}
 			return l.playScenario(ctx, Scenario{Kind: p.interleaved, Of: n}, draws[i])
 		}, func(_ int, sr *ScenarioRun, err error) bool {
+			if errors.Is(err, errNoRoom) {
+				return false
+			}
 			if err != nil {
 				playErr = err
 				return false
@@ -166,6 +249,9 @@ func (c *checker) explorePair(ctx context.Context, ref *ScenarioRun, lanes []*ch
 		return out, nil
 	}
 	_, err = sched.Explore(eb, cc.scheduleSeed(), []int{n, n}, func(ch sched.Chooser) (*sched.Trace, error) {
+		if !roomFor() {
+			return nil, sched.Stop
+		}
 		sr, err := c.playScenario(ctx, Scenario{Kind: p.interleaved, Of: n}, ch)
 		if err != nil {
 			return nil, err

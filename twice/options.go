@@ -50,13 +50,14 @@ type config struct {
 	oneReference bool // no second clean run (only the benchmark that measures it)
 	// pick, when set, chooses which of the planned scenarios run (a rapid
 	// check draws them); nil runs them all.
-	pick     func(all []Scenario, b Budget) []Scenario
-	parallel *int             // Parallel: parallel.go
-	shard    *shard           // Shard: shard.go
-	conc     concurrentConfig // concurrent scenarios: concurrent_options.go
-	queue    queueConfig      // the queue's semantics: queue.go
-	effects  effectsConfig    // the effect fakes: effects_wiring.go
-	wall     *time.Duration   // WallBudget: wall.go
+	pick      func(all []Scenario, b Budget) []Scenario
+	parallel  *int             // Parallel: parallel.go
+	shard     *shard           // Shard: shard.go
+	conc      concurrentConfig // concurrent scenarios: concurrent_options.go
+	queue     queueConfig      // the queue's semantics: queue.go
+	effects   effectsConfig    // the effect fakes: effects_wiring.go
+	wall      *time.Duration   // WallBudget: wall.go
+	partialOK string           // PartialCheck: wall.go
 	// onPlan, when set, hears the plan once the reference run made it
 	// ("N scenarios, about T each"): AssertIdempotent logs it under -v.
 	onPlan func(string)

@@ -178,51 +178,67 @@ type played struct {
 	// outOfTime: not played, the wall budget had no room left for it
 	// (wall.go).
 	outOfTime bool
-	done      chan struct{}
+	// notStarted: not played, an earlier scenario hung or failed.
+	notStarted bool
+	done       chan struct{}
 }
 
-// playAll plays the planned scenarios on the lanes and returns, in plan
-// order, what each made. A lane takes the next scenario in plan order. A
-// crash point covered by an earlier one of the same world (coveredBy)
-// waits for that one and is played only if it broke a promise, as the
-// serial check decides. After a hung attempt or an error no later scenario
-// starts; those already started finish and are dropped by the caller.
-func (c *checker) playAll(ctx context.Context, lanes []*checker, ref *ScenarioRun, scenarios []Scenario, coveredBy []int) []*played {
-	out := make([]*played, len(scenarios))
+// newPlayed makes what playAll fills in, one per planned scenario.
+func newPlayed(n int) []*played {
+	out := make([]*played, n)
 	for i := range out {
 		out[i] = &played{done: make(chan struct{})}
 	}
+	return out
+}
+
+// playAll plays the planned scenarios that order lists (indexes into
+// scenarios and out), in that order, on the lanes, and fills in out what
+// each made. A lane takes the next scenario in order. A crash point covered
+// by an earlier one of the same world (coveredBy) waits for that one, which
+// order lists earlier or an earlier playAll played, and is played only if
+// it broke a promise, as the serial check decides. A scenario the wall
+// budget has no room for is not played (outOfTime). After a hung attempt or
+// an error no later scenario starts; those already started finish and are
+// dropped by the caller, and those never started are marked notStarted.
+func (c *checker) playAll(ctx context.Context, lanes []*checker, ref *ScenarioRun, scenarios []Scenario, coveredBy []int, out []*played, order []int) {
 	var mu sync.Mutex
-	next, stopAt := 0, len(scenarios)
+	next, stopAt := 0, len(order)
 	take := func() int {
 		mu.Lock()
 		defer mu.Unlock()
-		if next >= len(scenarios) || next > stopAt {
+		if next >= len(order) || next > stopAt {
 			return -1
 		}
 		next++
 		return next - 1
 	}
-	stop := func(i int) {
+	stop := func(at int) {
 		mu.Lock()
-		stopAt = min(stopAt, i)
+		stopAt = min(stopAt, at)
 		mu.Unlock()
 	}
 	var compareMu sync.Mutex // compare canonicalises the reference: one at a time
 	var wg sync.WaitGroup
 	for _, l := range lanes {
 		wg.Go(func() {
-			for i := take(); i >= 0; i = take() {
+			for at := take(); at >= 0; at = take() {
+				i := order[at]
 				p := out[i]
 				if k := coveredBy[i]; k >= 0 {
 					<-out[k].done
-					if out[k].err != nil || out[k].finding == nil || out[k].sr.hung() {
+					if out[k].outOfTime { // left out with the one that covers it
+						p.outOfTime = true
+						close(p.done)
+						continue
+					}
+					if out[k].err != nil || out[k].notStarted || out[k].finding == nil || out[k].sr.hung() {
 						p.skipped = true
 						close(p.done)
 						continue
 					}
 				}
-				if c.outOfWall() {
+				if !c.wall.room(0, false) {
 					p.outOfTime = true
 					close(p.done)
 					continue
@@ -234,7 +250,7 @@ func (c *checker) playAll(ctx context.Context, lanes []*checker, ref *ScenarioRu
 					compareMu.Unlock()
 				}
 				if p.err != nil || p.sr.hung() {
-					stop(i)
+					stop(at)
 				}
 				close(p.done)
 				if p.err != nil || p.sr.hung() {
@@ -244,7 +260,21 @@ func (c *checker) playAll(ctx context.Context, lanes []*checker, ref *ScenarioRu
 		})
 	}
 	wg.Wait()
-	return out
+	for _, i := range order[min(next, len(order)):] {
+		out[i].notStarted = true
+		close(out[i].done)
+	}
+}
+
+// stopped reports whether a scenario of out hung or failed to play: no
+// later scenario may start.
+func stopped(out []*played, order []int) bool {
+	for _, i := range order {
+		if p := out[i]; p.err != nil || (p.sr != nil && p.sr.hung()) {
+			return true
+		}
+	}
+	return false
 }
 
 // inOrder plays items 0..n-1 on the lanes, each lane taking the next item

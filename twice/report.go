@@ -49,6 +49,8 @@ type Report struct {
 	stoppedEarly   string    // the scenarios left out after a hang, and why
 	leftOut        string    // what the budget left out of a long job
 	wallLeft       string    // what the wall budget left out: wall.go
+	wallNone       bool      // the wall budget left out every concurrent scenario
+	partialOK      string    // PartialCheck's reason: wall.go
 	covered        string    // the crash points covered by an earlier one with the same world
 	coveredN       int       // how many
 	keptNote       string    // what to know about KeptDatabase (local mode: it dies with the binary)
@@ -59,6 +61,30 @@ type Report struct {
 
 // OK reports whether the check ran and every scenario kept every promise.
 func (r *Report) OK() bool { return r.Err == nil && len(r.Findings) == 0 }
+
+// Partial names, in one line, what the wall budget left out of the check
+// (WallBudget); it is "" when the check played every scenario it planned.
+// AssertIdempotent and ExpectIdempotent fail a partial check that found
+// nothing, unless PartialCheck says why it is enough.
+func (r *Report) Partial() string {
+	var parts []string
+	if r.wallNone {
+		parts = append(parts, "concurrent deliveries not checked: "+r.concurrencyOff)
+	}
+	if r.wallLeft != "" {
+		parts = append(parts, r.wallLeft)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// partialText is how AssertIdempotent and ExpectIdempotent fail a partial
+// check that found nothing.
+func (r *Report) partialText() string {
+	return fmt.Sprintf("twice: %s: the check is partial: no promise broken in %s, but the wall budget did not play every scenario%s\n\n"+
+		"A partial check is not a pass. Give the check room (TWICE_WALL=10m, -twice.wall=10m or twice.WallBudget(10*time.Minute); 0 for no bound), "+
+		"or, where a partial check is enough, say why with twice.PartialCheck(reason).",
+		printableName(r.Job), count(len(r.Scenarios), "scenario"), r.notChecked())
+}
 
 // Tokens lists the scenarios that ran, in order.
 func (r *Report) Tokens() []string {
@@ -141,6 +167,9 @@ func (r *Report) notChecked() string {
 	}
 	if r.wallLeft != "" {
 		s += "\n" + r.wallLeft
+	}
+	if r.Partial() != "" && r.partialOK != "" {
+		s += "\na partial check is enough for this test (twice.PartialCheck): " + r.partialOK
 	}
 	if r.covered != "" {
 		s += "\n" + r.covered

@@ -29,7 +29,11 @@ type JSONReport struct {
 	Scenarios  []JSONScenario `json:"scenarios"`
 	Findings   []JSONFinding  `json:"findings"`
 	NotChecked []string       `json:"not_checked,omitempty"`
-	Shard      *JSONShard     `json:"shard,omitempty"`
+	// Partial names what the wall budget left out ("": the check played
+	// every scenario it planned); PartialOK is PartialCheck's reason.
+	Partial   string     `json:"partial,omitempty"`
+	PartialOK string     `json:"partial_ok,omitempty"`
+	Shard     *JSONShard `json:"shard,omitempty"`
 }
 
 // JSONShard is the shard a check played under -twice.shard=k/n: its
@@ -52,7 +56,7 @@ type JSONOptions struct {
 	Isolation        string            `json:"isolation"`
 	Policies         map[string]string `json:"policies,omitempty"`
 	DuplicateEnqueue string            `json:"duplicate_enqueue"` // "checked", or the reason it was not
-	Concurrency      string            `json:"concurrency"`       // "checked", or the reason it was not
+	Concurrency      string            `json:"concurrency"`       // "checked", the reason it was not, or what the wall budget cut
 	LateRedrives     []string          `json:"late_redrives,omitempty"`
 	Periodic         string            `json:"periodic,omitempty"`   // the Periodic interval, e.g. 1m (PeriodicSchedule: from the clock's start to the next run)
 	FollowUps        string            `json:"follow_ups,omitempty"` // WorkFollowUps: "worked, at most N", or "compared before they run"
@@ -186,6 +190,9 @@ func (r *Report) jsonReport() JSONReport {
 	}
 	for _, f := range r.Findings {
 		out.Findings = append(out.Findings, jsonFinding(r, f))
+	}
+	if out.Partial = r.Partial(); out.Partial != "" {
+		out.PartialOK = r.partialOK
 	}
 	if sh := r.shard; sh != nil {
 		out.Shard = &JSONShard{Index: sh.k, Of: sh.n, Planned: append([]string{}, sh.planned...), Concurrent: sh.concurrent}

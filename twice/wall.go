@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -14,19 +15,30 @@ import (
 // package.
 const DefaultWallBudget = 2 * time.Minute
 
-var wallFlag = flag.String("twice.wall", "", "bound each twice check's wall time to this `duration` (default 2m): once the reference run shows what a scenario costs, the scenarios that would not fit are left out and named; env TWICE_WALL")
+var wallFlag = flag.String("twice.wall", "", "bound each twice check's wall time to this `duration` (default 2m): the scenarios play, every kind's first ones first, until it is spent, and a check that left any out fails unless twice.PartialCheck says why that is enough; env TWICE_WALL")
 
 // WallBudget bounds the check's wall time to d (DefaultWallBudget when not
-// given; -twice.wall and TWICE_WALL set it for every check). After the
-// reference run the check knows what a scenario costs (about two clean
-// runs); when its scenarios would not all fit in what is left of d, it
-// plays those that fit, chosen as the point budgets choose crash points
-// (transaction boundaries, effects, the first and last points, others
-// spread evenly), and the report names the ones it left out. The
-// concurrent scenarios are left out, and said so, when they would not fit
-// after them. d <= 0 means no bound.
+// given; -twice.wall and TWICE_WALL set it for every check). d <= 0 means
+// no bound.
+//
+// The budget is spent, never forecast away. The scenarios play in rounds:
+// every kind's first scenario (ack lost, crash points, crash after the
+// last point, duplicate enqueue, each effect's faults, the overlaps, the
+// interleavings) before any kind gets its second, and so on while there is
+// time. A scenario that would end past d is not started. The report names
+// every scenario left out and every kind cut short. AssertIdempotent and
+// ExpectIdempotent fail a check that left anything out, saying how to give
+// it room, unless [PartialCheck] says why a partial check is enough.
 func WallBudget(d time.Duration) Option {
 	return optionFunc(func(c *config) { c.wall = &d })
+}
+
+// PartialCheck declares that a check the wall budget cut short is enough
+// for this test, and why. AssertIdempotent and ExpectIdempotent then pass
+// it when it found nothing; its report still names what was left out, and
+// the reason.
+func PartialCheck(reason string) Option {
+	return optionFunc(func(c *config) { c.partialOK = reason })
 }
 
 // wallBudget is the check's bound: the option, else -twice.wall, else
@@ -49,75 +61,159 @@ func (c *config) wallBudget() (time.Duration, error) {
 	return d, nil
 }
 
-// wallPlan is what the wall budget made of a check's plan.
-type wallPlan struct {
-	each   time.Duration // what a scenario costs, about
-	left   []string      // the tokens left out
-	noConc bool          // the concurrent scenarios left out too
-	budget time.Duration
+// wallClock is the wall budget as a check spends it. A nil *wallClock is
+// no bound: every scenario has room.
+type wallClock struct {
+	budget   time.Duration
+	deadline time.Time
+	each     time.Duration // what a scenario costs, about: two clean runs
+	lanes    int
+
+	mu sync.Mutex
+	// soft is when the concurrent scenarios stop widening, so that the
+	// sequential scenarios still to play get their share (zero: deadline).
+	soft time.Time
+	// left lists the concurrent scenarios left out; cut says which
+	// exploration was cut short, and after how many runs.
+	left []string
+	cut  []string
+	// none: the concurrent scenarios had no room for their first one.
+	none bool
 }
 
-// fitWall keeps the scenarios that fit in what is left of the wall budget
-// (spent so far: spent; a clean run took clean; lanes play at once), in the
-// point budgets' order. concurrentRuns is how many runs the concurrent
-// scenarios would take (0: none planned).
-func fitWall(scenarios []Scenario, steps int, budget, spent, clean time.Duration, lanes, concurrentRuns int, keep func(limit int) map[int]bool) ([]Scenario, wallPlan) {
-	each := max(2*clean, time.Millisecond)
-	wp := wallPlan{each: each, budget: budget}
-	if budget <= 0 {
-		return scenarios, wp
+// newWallClock starts the budget d at started, with a scenario costing
+// about two clean runs of clean each.
+func newWallClock(d time.Duration, started time.Time, clean time.Duration, lanes int) *wallClock {
+	return &wallClock{budget: d, deadline: started.Add(d), each: max(2*clean, time.Millisecond), lanes: max(lanes, 1)}
+}
+
+// room reports whether a scenario started now ends within the budget,
+// with reserve scenarios' time kept for later ones. A widening scenario
+// (not its kind's first) keeps to the soft deadline too.
+func (w *wallClock) room(reserve int, widening bool) bool {
+	if w == nil {
+		return true
 	}
-	fit := int((budget - spent) / each * time.Duration(max(lanes, 1)))
-	if fit >= len(scenarios) {
-		rest := budget - spent - time.Duration((len(scenarios)+lanes-1)/max(lanes, 1))*each
-		wp.noConc = concurrentRuns > 0 && rest < time.Duration(concurrentRuns)*each
-		return scenarios, wp
+	end := w.deadline
+	w.mu.Lock()
+	if widening && !w.soft.IsZero() && w.soft.Before(end) {
+		end = w.soft
 	}
-	fit = max(fit, 0)
-	kept := scenarios
-	for limit := steps; limit >= 1 && len(kept) > fit; limit-- {
-		points := keep(limit)
-		kept = kept[:0:0]
-		for _, s := range scenarios {
-			if s.Kind == CrashBefore && !points[s.Point] {
-				continue
-			}
-			kept = append(kept, s)
-		}
+	w.mu.Unlock()
+	return !time.Now().Add(w.each * time.Duration(1+reserve)).After(end)
+}
+
+// shareWith sets the soft deadline of the concurrent scenarios: they widen
+// until what is left is the time of the sequential scenarios still to
+// play (sequential of them), but never past half of what is left now.
+func (w *wallClock) shareWith(sequential int) {
+	if w == nil {
+		return
 	}
-	if len(kept) > fit {
-		kept = kept[:fit:fit]
+	if sequential == 0 {
+		w.mu.Lock()
+		w.soft = time.Time{}
+		w.mu.Unlock()
+		return
 	}
-	in := map[string]bool{}
-	for _, s := range kept {
-		in[s.Token()] = true
-	}
-	for _, s := range scenarios {
-		if !in[s.Token()] {
-			wp.left = append(wp.left, s.Token())
-		}
-	}
-	wp.noConc = concurrentRuns > 0
-	return kept, wp
+	left := time.Until(w.deadline)
+	need := w.each * time.Duration((sequential+w.lanes-1)/w.lanes)
+	w.mu.Lock()
+	w.soft = w.deadline.Add(-min(need, left/2))
+	w.mu.Unlock()
+}
+
+// leaveOut records concurrent scenarios that had no room.
+func (w *wallClock) leaveOut(tokens ...string) {
+	w.mu.Lock()
+	w.left = append(w.left, tokens...)
+	w.mu.Unlock()
+}
+
+// cutShort records an exploration the budget stopped: what it is, and how
+// many of its runs played.
+func (w *wallClock) cutShort(what string, played int) {
+	w.mu.Lock()
+	w.cut = append(w.cut, fmt.Sprintf("%s: %s played before the wall budget ran out", what, count(played, "run")))
+	w.mu.Unlock()
+}
+
+// noneFit records that no concurrent scenario had room: the report says
+// so in one line, in place of naming each.
+func (w *wallClock) noneFit() {
+	w.mu.Lock()
+	w.none, w.left, w.cut = true, nil, nil
+	w.mu.Unlock()
 }
 
 // planLine is what -v says once the check knows its plan.
-func (wp wallPlan) planLine(job string, n int) string {
-	return fmt.Sprintf("twice: %s: %s, about %s each", job, count(n, "scenario"), roundCost(wp.each))
+func (w *wallClock) planLine(job string, n int) string {
+	return fmt.Sprintf("twice: %s: %s, about %s each", job, count(n, "scenario"), roundCost(w.each))
 }
 
-// leftText names what the wall budget left out, and how to give it more.
-func (wp wallPlan) leftText() string {
-	if len(wp.left) == 0 {
+// leftText names the sequential scenarios (sequential) and the concurrent
+// ones the budget left out or cut, in one line; "" when it left out none.
+func (w *wallClock) leftText(sequential []string) string {
+	if w == nil {
 		return ""
 	}
-	return fmt.Sprintf("the wall budget (%s) left out %s: %s (played: those the point budgets keep first); give the check more time with twice.WallBudget(d) or -twice.wall=d",
-		wp.budget, count(len(wp.left), "scenario"), strings.Join(wp.left, ", "))
+	left := append(append([]string{}, sequential...), w.left...)
+	var parts []string
+	if len(left) > 0 {
+		parts = append(parts, fmt.Sprintf("left out %s: %s", count(len(left), "scenario"), strings.Join(left, ", ")))
+	}
+	if len(w.cut) > 0 {
+		parts = append(parts, "cut "+strings.Join(w.cut, "; "))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the wall budget (%s) %s (the scenarios played in rounds: every kind's first before any kind's second); %s",
+		w.budget, strings.Join(parts, "; "), wallHint)
 }
 
-// concText says why the concurrent scenarios were left out.
-func (wp wallPlan) concText() string {
-	return fmt.Sprintf("the wall budget (%s) leaves no room for them; give the check more time with twice.WallBudget(d) or -twice.wall=d", wp.budget)
+// wallHint says how to give a check more time.
+const wallHint = "give the check room with TWICE_WALL=d, -twice.wall=d or twice.WallBudget(d)"
+
+// concText says why none of the concurrent scenarios played; with hint, it
+// says how to give them room too.
+func (w *wallClock) concText(hint bool) string {
+	s := fmt.Sprintf("the wall budget (%s) ran out before the first of them", w.budget)
+	if hint {
+		s += "; " + wallHint
+	}
+	return s
+}
+
+// wallOrder is the order the sequential scenarios play in under a wall
+// budget: in rounds, each round the next scenario of every kind (in plan
+// order within a kind), so that every kind plays its first scenario before
+// any plays its second. firsts is the first round, rest the others.
+func wallOrder(scenarios []Scenario) (firsts, rest []int) {
+	var kindsSeen []ScenarioKind
+	byKind := map[ScenarioKind][]int{}
+	for i, s := range scenarios {
+		if _, ok := byKind[s.Kind]; !ok {
+			kindsSeen = append(kindsSeen, s.Kind)
+		}
+		byKind[s.Kind] = append(byKind[s.Kind], i)
+	}
+	for round := 0; ; round++ {
+		any := false
+		for _, k := range kindsSeen {
+			if round < len(byKind[k]) {
+				any = true
+				if round == 0 {
+					firsts = append(firsts, byKind[k][round])
+				} else {
+					rest = append(rest, byKind[k][round])
+				}
+			}
+		}
+		if !any {
+			return firsts, rest
+		}
+	}
 }
 
 // roundCost rounds a cost for words: to 100 ms above a second, to the
@@ -127,10 +223,4 @@ func roundCost(d time.Duration) time.Duration {
 		return d.Round(100 * time.Millisecond)
 	}
 	return d.Round(time.Millisecond)
-}
-
-// outOfWall reports whether a scenario started now would end past the
-// wall budget.
-func (c *checker) outOfWall() bool {
-	return !c.wallDeadline.IsZero() && time.Now().Add(c.wallEach).After(c.wallDeadline)
 }

@@ -73,26 +73,105 @@ func TestASlowStatementIsNotAHang(t *testing.T) {
 }
 
 // TestTheWallBudgetLeavesOutWhatDoesNotFit: a slow job under a generous
-// AttemptTimeout ends within its wall budget, and the report names the
-// scenarios it left out and the concurrent ones.
+// AttemptTimeout ends within its wall budget; the report names every
+// scenario it left out, the concurrent ones too; ExpectIdempotent fails the
+// partial check, saying how to give it room, unless PartialCheck says why
+// it is enough.
 func TestTheWallBudgetLeavesOutWhatDoesNotFit(t *testing.T) {
 	t.Parallel()
 	const budget = 10 * time.Second
+	job := orderJob("slow statements", slowStatements(300*time.Millisecond))
 	start := time.Now()
-	rep := twice.Check(context.Background(), orderJob("slow statements", slowStatements(300*time.Millisecond)),
-		twice.AttemptTimeout(60*time.Second), twice.WallBudget(budget))
+	rep := twice.Check(context.Background(), job, twice.AttemptTimeout(60*time.Second), twice.WallBudget(budget))
 	elapsed := time.Since(start)
 	require.True(t, rep.OK(), rep.String())
 	require.Less(t, elapsed, budget+time.Second, "the check ends within its wall budget (plus its setup)")
 	text := rep.String()
-	require.Contains(t, text, "\nthe wall budget (10s) left out ")
-	require.Contains(t, text, "crash@end")
-	require.Contains(t, text, "give the check more time with twice.WallBudget(d) or -twice.wall=d")
-	require.Contains(t, text, "\nconcurrent deliveries not checked: the wall budget (10s) leaves no room for them")
+	// What fits depends on the machine's speed: the sequential ones may
+	// all fit, the concurrent ones cannot (each costs about 2 s, and the
+	// first round of the sequential ones leaves less than that).
+	require.Contains(t, text, "\nconcurrent deliveries not checked: the wall budget (10s) ran out before the first of them")
+	require.Contains(t, text, "give the check room with TWICE_WALL=d, -twice.wall=d or twice.WallBudget(d)")
 	require.NotEmpty(t, rep.Tokens(), "what fits is played")
-	for _, tok := range rep.Tokens() {
-		require.NotContains(t, text[strings.Index(text, "left out"):], tok+",", "a scenario played is not named as left out")
+	require.Equal(t, "sequential", rep.Tokens()[0], "every kind's first scenario plays first")
+	if i := strings.Index(text, "\nthe wall budget (10s) left out "); i >= 0 {
+		require.Contains(t, text, "(the scenarios played in rounds: every kind's first before any kind's second); give the check room with TWICE_WALL=d, -twice.wall=d or twice.WallBudget(d)")
+		for _, tok := range rep.Tokens() {
+			require.NotContains(t, text[i:], " "+tok+",", "a scenario played is not named as left out")
+		}
 	}
+	require.True(t, strings.HasPrefix(rep.Partial(), "concurrent deliveries not checked: the wall budget (10s) ran out before the first of them"), rep.Partial())
+	js, err := rep.JSON()
+	require.NoError(t, err)
+	require.Contains(t, string(js), `"concurrency": "not checked: the wall budget (10s) ran out before the first of them`)
+	require.Contains(t, string(js), `"partial": "concurrent deliveries not checked: the wall budget (10s) ran out before the first of them`)
+
+	tb := &fakeTB{name: "TestSlow"}
+	require.False(t, twice.ExpectIdempotent(tb, job, twice.AttemptTimeout(60*time.Second), twice.WallBudget(budget)))
+	require.Len(t, tb.errors, 1, tb.String())
+	require.True(t, strings.HasPrefix(tb.errors[0], "twice: slow statements: the check is partial: no promise broken in "), tb.errors[0])
+	require.Contains(t, tb.errors[0], "\nconcurrent deliveries not checked: the wall budget (10s) ran out before the first of them")
+	require.True(t, strings.HasSuffix(tb.errors[0], "\n\nA partial check is not a pass. Give the check room (TWICE_WALL=10m, -twice.wall=10m or twice.WallBudget(10*time.Minute); 0 for no bound), or, where a partial check is enough, say why with twice.PartialCheck(reason)."), tb.errors[0])
+
+	tb = &fakeTB{name: "TestSlow"}
+	require.True(t, twice.ExpectIdempotent(tb, job, twice.AttemptTimeout(60*time.Second), twice.WallBudget(budget), twice.PartialCheck("a smoke test; the nightly run has no bound")), tb.String())
+	rep = twice.Check(context.Background(), job, twice.AttemptTimeout(60*time.Second), twice.WallBudget(budget), twice.PartialCheck("a smoke test; the nightly run has no bound"))
+	require.Contains(t, rep.String(), "\na partial check is enough for this test (twice.PartialCheck): a smoke test; the nightly run has no bound")
+	js, err = rep.JSON()
+	require.NoError(t, err)
+	require.Contains(t, string(js), `"partial_ok": "a smoke test; the nightly run has no bound"`)
+}
+
+// raceAfterSleeps is a check-then-act race in two autocommit statements
+// (no unique key stops the second insert) after n statements of 50 ms.
+func raceAfterSleeps(n int) twice.Job {
+	return ledgerNoUniqueJob(fmt.Sprintf("check-then-act after %d slow statements", n), func(ctx context.Context, a *twice.Attempt) error {
+		for range n {
+			if _, err := a.Pool.Exec(ctx, `SELECT pg_sleep(0.05)`); err != nil {
+				return err
+			}
+		}
+		var n int
+		if err := a.Pool.QueryRow(ctx, `SELECT count(*) FROM points_ledger WHERE order_id = 9812`).Scan(&n); err != nil || n > 0 {
+			return err
+		}
+		_, err := a.Pool.Exec(ctx, `INSERT INTO points_ledger (customer_id, order_id, reason, points) VALUES (77, 9812, 'order_reward', 50)`)
+		return err
+	})
+}
+
+// TestARaceAfterSlowStatementsIsNeverAPartialPass is issue 43's case: a
+// check-then-act race after 11 statements of 50 ms, under the default wall
+// budget whatever TWICE_WALL says, is flagged or fails as partial; it
+// never passes. Under the old forecast the concurrent scenarios were left
+// out before any played, and the check passed.
+func TestARaceAfterSlowStatementsIsNeverAPartialPass(t *testing.T) {
+	longtest.Skip(t, "plays 50 ms statements for up to the default wall budget")
+	t.Parallel()
+	tb := &fakeTB{name: "TestRace"}
+	require.False(t, twice.ExpectIdempotent(tb, raceAfterSleeps(11), twice.WallBudget(twice.DefaultWallBudget)))
+	require.Len(t, tb.errors, 1, tb.String())
+	if !strings.Contains(tb.errors[0], "the check is partial") {
+		require.Contains(t, tb.errors[0], "\nnot idempotent: overlap after point ", tb.errors[0])
+	}
+}
+
+// TestTheConcurrentScenariosGetTheirFirstOnesUnderATightBudget: with room
+// for a few scenarios after the sequential ones' first round, the race is
+// flagged by an overlap, where the old forecast left the concurrent
+// scenarios out; the sequential scenarios that did not fit are named.
+func TestTheConcurrentScenariosGetTheirFirstOnesUnderATightBudget(t *testing.T) {
+	t.Parallel()
+	rep := twice.Check(context.Background(), raceAfterSleeps(2), twice.WallBudget(25*time.Second), twice.WithoutDuplicateEnqueue("not this test's subject"))
+	require.NoError(t, rep.Err)
+	require.NotEmpty(t, rep.Findings, rep.String())
+	var overlaps []string
+	for _, f := range rep.Findings {
+		if strings.HasPrefix(f.Token, "overlap@") || strings.HasPrefix(f.Token, "concurrent:") {
+			overlaps = append(overlaps, f.Token)
+		}
+	}
+	require.NotEmpty(t, overlaps, "a concurrent scenario flags the race: %s", rep.String())
 }
 
 // TestThreeFourSecondStatements is the issue's case: three 4 s statements

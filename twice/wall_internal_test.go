@@ -1,0 +1,39 @@
+package twice
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestWallOrderPlaysEveryKindsFirstScenarioFirst: under a wall budget the
+// sequential scenarios play in rounds, each kind's next one a round, in
+// plan order within a kind.
+func TestWallOrderPlaysEveryKindsFirstScenarioFirst(t *testing.T) {
+	plan := []Scenario{
+		{Kind: AckLost},
+		{Kind: CrashBefore, Point: 1}, {Kind: CrashBefore, Point: 2}, {Kind: CrashBefore, Point: 3},
+		{Kind: CrashAfterLast},
+		{Kind: DuplicateEnqueue},
+		{Kind: CrashAfterApply, Point: 2}, {Kind: ReplyLost, Point: 2},
+		{Kind: CrashAfterApply, Point: 3}, {Kind: ReplyLost, Point: 3},
+	}
+	firsts, rest := wallOrder(plan)
+	tokens := func(order []int) []string {
+		var out []string
+		for _, i := range order {
+			out = append(out, plan[i].Token())
+		}
+		return out
+	}
+	require.Equal(t, []string{"sequential", "crash@1", "crash@end", "duplicate-enqueue", "crash-after@2", "reply-lost@2"}, tokens(firsts))
+	require.Equal(t, []string{"crash@2", "crash-after@3", "reply-lost@3", "crash@3"}, tokens(rest))
+}
+
+// TestANilWallClockIsNoBound: without a wall budget every scenario has
+// room, and nothing is said left out.
+func TestANilWallClockIsNoBound(t *testing.T) {
+	var w *wallClock
+	require.True(t, w.room(1000, true))
+	require.Empty(t, w.leftText(nil))
+}
