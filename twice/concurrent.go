@@ -151,7 +151,7 @@ func (c *checker) explorePair(ctx context.Context, ref *ScenarioRun, lanes []*ch
 	}
 	overlap := func(l *checker, i int) (*ScenarioRun, error) {
 		k := overlaps[i]
-		if !c.wall.room(reserve+interleavings, i > 0) {
+		if widening := i > 0; widening && !c.wall.room(reserve+interleavings, true) || !widening && !c.wall.room(0, false) {
 			return nil, errNoRoom
 		}
 		return l.playScenario(ctx, Scenario{Kind: p.overlap, Point: k, Label: points[k-1].Label, Of: n}, sched.Overlap{K: k})
@@ -206,7 +206,7 @@ func (c *checker) explorePair(ctx context.Context, ref *ScenarioRun, lanes []*ch
 		if cut {
 			return false
 		}
-		if c.wall.room(reserve, interleaved > 0) {
+		if interleaved == 0 && c.wall.room(0, false) || interleaved > 0 && c.wall.room(reserve, true) {
 			interleaved++
 			return true
 		}

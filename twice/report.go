@@ -20,7 +20,8 @@ import (
 type Report struct {
 	// Job is the job's name.
 	Job string
-	// Findings lists the scenarios that broke a promise, in the order they ran.
+	// Findings lists the scenarios that broke a promise: the sequential
+	// ones in plan order, then the concurrent ones in the order they ran.
 	Findings []Finding
 	// Err is set when the check itself could not run: no PostgreSQL, a broken
 	// migration, seed data that does not insert, or an internal error.

@@ -93,10 +93,17 @@ func mergeCheck(shards []JSONReport) (JSONReport, error) {
 	var findings []placed[JSONFinding]
 	playedBy := map[string]int{}
 	concurrent := 0
-	var errs []string
+	var errs, partial []string
 	for k := 1; k <= n; k++ {
 		r := byIndex[k]
-		if !slices.Equal(r.Shard.Planned, first.Shard.Planned) || !reflect.DeepEqual(r.Options, first.Options) {
+		// The concurrent shard's options.concurrency may say what its wall
+		// budget cut; the merged report says what that shard says.
+		opts := r.Options
+		opts.Concurrency = first.Options.Concurrency
+		if r.Shard.Concurrent {
+			m.Options.Concurrency = r.Options.Concurrency
+		}
+		if !slices.Equal(r.Shard.Planned, first.Shard.Planned) || !reflect.DeepEqual(opts, first.Options) {
 			return JSONReport{}, fmt.Errorf("shards 1/%d and %d/%d planned different scenarios or ran with different options: run every shard from the same commit and settings", n, k, n)
 		}
 		if r.Shard.Concurrent {
@@ -127,6 +134,10 @@ func mergeCheck(shards []JSONReport) (JSONReport, error) {
 		if r.Verdict == "error" {
 			errs = append(errs, fmt.Sprintf("shard %d/%d: %s", k, n, r.Error))
 		}
+		if r.Partial != "" {
+			partial = append(partial, fmt.Sprintf("shard %d/%d: %s", k, n, r.Partial))
+			m.PartialOK = cmp.Or(m.PartialOK, r.PartialOK)
+		}
 	}
 	if concurrent != 1 {
 		return JSONReport{}, fmt.Errorf("%d shards played the concurrent scenarios, want exactly one: run every shard from the same commit", concurrent)
@@ -140,6 +151,7 @@ func mergeCheck(shards []JSONReport) (JSONReport, error) {
 	for _, f := range findings {
 		m.Findings = append(m.Findings, f.item)
 	}
+	m.Partial = strings.Join(partial, "; ")
 	switch {
 	case len(errs) > 0:
 		m.Verdict, m.Error = "error", strings.Join(errs, "\n")
@@ -213,6 +225,12 @@ func (r JSONReport) markdown() string {
 			fmt.Fprintf(&b, "\nwhy: %s\n", h)
 		}
 		b.WriteString("```\n")
+	}
+	if r.Partial != "" {
+		fmt.Fprintf(&b, "\n**The check is partial:** %s\n", r.Partial)
+		if r.PartialOK != "" {
+			fmt.Fprintf(&b, "\nA partial check is enough here (twice.PartialCheck): %s\n", r.PartialOK)
+		}
 	}
 	return b.String()
 }

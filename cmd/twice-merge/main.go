@@ -31,7 +31,7 @@ import (
 // The exit codes.
 const (
 	exitKept   = 0 // every check kept every promise
-	exitBroken = 1 // a check broke a promise or could not run
+	exitBroken = 1 // a check broke a promise, could not run, or is partial (twice.PartialCheck)
 	exitMerge  = 2 // the reports cannot be merged
 )
 
@@ -76,8 +76,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stdout)
 		}
 		fmt.Fprint(stdout, m.Markdown())
-		if m.Verdict != "idempotent" {
-			code = exitBroken
+		if m.Verdict != "idempotent" || (m.Partial != "" && m.PartialOK == "") {
+			code = exitBroken // a partial check is not a pass, unless it says why it is enough
 		}
 	}
 	return code

@@ -278,3 +278,44 @@ func parseWorkflowShards(wf string) (int, error) {
 	}
 	return n, nil
 }
+
+// TestAPartialShardFailsTheMerge: a shard whose wall budget left
+// scenarios out makes the merged check partial, which is not a pass unless
+// the shard says why it is enough (twice.PartialCheck).
+func TestAPartialShardFailsTheMerge(t *testing.T) {
+	_, dirs := playShards(t, rewardOrders(true))
+	path := filepath.Join(dirs[1], "TestShards--job.json")
+	edit := func(partialOK string) {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var js twice.JSONReport
+		if err := json.Unmarshal(b, &js); err != nil {
+			t.Fatal(err)
+		}
+		js.Partial, js.PartialOK = "the wall budget (1s) left out 1 scenario: crash@3", partialOK
+		if b, err = json.Marshal(js); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	edit("")
+	var stdout, stderr bytes.Buffer
+	if code := run(dirs, &stdout, &stderr); code != exitBroken {
+		t.Fatalf("a partial shard: exit %d, want %d; stderr:\n%s", code, exitBroken, stderr.String())
+	}
+	if want := "\n**The check is partial:** shard 2/4: the wall budget (1s) left out 1 scenario: crash@3\n"; !strings.Contains(stdout.String(), want) {
+		t.Fatalf("want the Markdown to say %q, got:\n%s", want, stdout.String())
+	}
+	edit("a smoke run")
+	stdout.Reset()
+	if code := run(dirs, &stdout, &stderr); code != exitKept {
+		t.Fatalf("a partial shard with its reason: exit %d, want %d; stderr:\n%s", code, exitKept, stderr.String())
+	}
+	if want := "\nA partial check is enough here (twice.PartialCheck): a smoke run\n"; !strings.Contains(stdout.String(), want) {
+		t.Fatalf("want the Markdown to say %q, got:\n%s", want, stdout.String())
+	}
+}
