@@ -59,6 +59,7 @@ func compare(ref, sr *ScenarioRun, cfg *config) *Finding {
 		f.Hints = append(f.Hints, effects.Explain(m))
 	}
 	f.Hints = append(f.Hints, sh.timeHints(want, f.Database)...)
+	f.Hints = append(f.Hints, deliveryRecordHints(f.Database)...) // deliveryrecord.go
 	f.Hints = append(f.Hints, jsonHints(want, f.Database)...)
 	f.Hints = append(f.Hints, keyHints(want, got, f.Database)...)
 	f.Hints = append(f.Hints, sessionStateHints(sr)...) // sessionstate.go
