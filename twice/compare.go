@@ -63,6 +63,9 @@ func compare(ref, sr *ScenarioRun, cfg *config) *Finding {
 	f.Hints = append(f.Hints, jsonHints(want, f.Database)...)
 	f.Hints = append(f.Hints, keyHints(want, got, f.Database)...)
 	f.Hints = append(f.Hints, sessionStateHints(sr)...) // sessionstate.go
+	if h := cfg.leaseHint(sr.Scenario); h != "" {
+		f.Hints = append(f.Hints, h) // runner.go
+	}
 	keys := newKeyAliases(ref, sr)
 	view := cfg.queue.labelled(keys.run(sr))
 	if sh != nil {
@@ -72,7 +75,7 @@ func compare(ref, sr *ScenarioRun, cfg *config) *Finding {
 	f.Problems, f.Hints = rewriteProblems(f.Problems, keys.texts), keys.texts(f.Hints)
 	view = rewriteRun(view, markLiterals, markLiterals) // literals.go
 	f.Problems, f.Hints = rewriteProblems(f.Problems, markLiteralsIn), markLiteralsIn(f.Hints)
-	f.Headline = headline(f, view, cfg.queue.describe)
+	f.Headline = cfg.runner.words(headline(f, view, cfg.queue.describe)) // runner.go
 	f.Timeline = timeline(view)
 	f.run = view
 	newPlaceholders().number(f)

@@ -63,6 +63,7 @@ type JSONOptions struct {
 	MaxDeliveries    int               `json:"max_deliveries"`
 	AttemptTimeout   string            `json:"attempt_timeout"`
 	Only             string            `json:"only,omitempty"`
+	Runner           string            `json:"runner"` // LeaseQueue, LockingConsumer or InProcessScheduler: "lease queue", "locking consumer", "in-process scheduler"
 	// FreshSessions: FreshSessionsPerDelivery.
 	FreshSessions bool `json:"fresh_sessions_per_delivery,omitempty"`
 }
@@ -125,6 +126,7 @@ func optionsOf(cfg *config) JSONOptions {
 		MaxDeliveries:    cfg.maxDeliveries,
 		AttemptTimeout:   cfg.attemptTimeout.String(),
 		Only:             cfg.only,
+		Runner:           cfg.runner.String(),
 		FreshSessions:    cfg.freshPerDelivery,
 	}
 	if b, err := cfg.conc.resolveBudget(); err == nil {
