@@ -25,7 +25,8 @@ type DB struct {
 
 	mu       sync.Mutex
 	pool     *pgxpool.Pool
-	plan     *resetPlan
+	plan     *resetPlan               // the migrated state, captured by clone
+	base     *resetPlan               // the checkpoint Reset restores instead (checkpoint.go)
 	catalogs map[string]*catalogCache // Snapshot's catalog per schema list
 	closed   bool
 	label    string // what the database is for (a test's name), see Label
@@ -357,6 +358,7 @@ func (s *Server) recycle(ctx context.Context, db *DB) bool {
 	s.mu.Lock()
 	full := s.closed || len(s.idle[hash]) >= maxIdlePerSchema
 	s.mu.Unlock()
+	db.dropCheckpoint() // a warm database is in the migrated state
 	if full || s.room.waiting() || db.Reset(ctx) != nil {
 		return false
 	}

@@ -114,6 +114,12 @@
 // defaults, triggers, indexes, sequences or enum values differ from the
 // template's) or the reset cannot run.
 //
+// Checkpoint makes the database's present rows and sequence values the
+// state Reset restores instead of the migrated state (a seeded state, say);
+// UseCheckpoint gives another database of the schema the same one.
+//
+// Snapshot reads every schema but PostgreSQL's own unless Schemas narrows
+// it; outside public it leaves out the tables an extension created.
 // Snapshot prints values readably and deterministically: NULL as NULL,
 // text quoted, booleans true/false, numeric exactly, timestamptz in RFC 3339
 // UTC, jsonb canonically, arrays as {...}. By default it leaves out serial

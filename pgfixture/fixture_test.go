@@ -276,9 +276,12 @@ func TestSnapshotPrintsValuesReadably(t *testing.T) {
 		`j={"a": {"x": "s", "y": null}, "b": [1, 2]}, js={"a": 2, "z": 1}, arr={1,NULL,3}, tarr={"a b",c}, m='sad', `+
 		`u=a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11, by=\xdead, f=0.1)`, rows[0].String())
 	assert.Equal(t, `(n=NULL, cents=NULL, t='', b=false, ts=NULL, lt=NULL, d=NULL, j=NULL, js=NULL, arr={}, tarr=NULL, m=NULL, u=NULL, by=NULL, f=NULL)`, rows[1].String())
-	empty, err := db.Snapshot(ctx)
+	empty, err := db.Snapshot(ctx, Schemas("public"))
 	require.NoError(t, err)
 	assert.Empty(t, empty.Tables(), "public has no tables")
+	every, err := db.Snapshot(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"billing.v"}, every.Tables(), "by default every schema is read")
 }
 
 func TestBrokenMigrationNamesFileAndPosition(t *testing.T) {

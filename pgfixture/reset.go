@@ -286,18 +286,52 @@ func deleteOrder(tables []*planTable) (order, cyclic []*planTable) {
 	return order, cyclic
 }
 
-// Reset brings the database back to exactly its migrated state, rows and
-// sequence values alike, in one transaction sent as one batch on the control
-// pool: no new database, no new connection. Only when the schema itself was
-// changed (or the reset cannot run, e.g. another session holds locks) does it
-// fall back to dropping and re-cloning the database under the same name.
+// Reset brings the database back to exactly its migrated state (or, after
+// Checkpoint or UseCheckpoint, to the checkpoint's state), rows and sequence
+// values alike, in one transaction sent as one batch on the control pool: no
+// new database, no new connection. Only when the schema itself was changed
+// (or the reset cannot run, e.g. another session holds locks) does it fall
+// back to dropping and re-cloning the database under the same name; a
+// checkpoint is then restored on the new clone.
 func (db *DB) Reset(ctx context.Context) error {
 	db.mu.Lock()
 	defer db.mu.Unlock()
 	if db.closed {
 		return errors.New("pgfixture: Reset of a closed DB")
 	}
+	return db.reset(ctx)
+}
+
+// reset is Reset; db.mu is held.
+func (db *DB) reset(ctx context.Context) error {
 	plan := db.plan
+	if db.base != nil {
+		plan = db.base
+	}
+	if db.replay(ctx, plan) == nil {
+		return nil
+	}
+	if ctx.Err() != nil {
+		return db.srv.scrub.Error(fmt.Errorf("pgfixture: reset of %s: %w", db.name, ctx.Err()))
+	}
+	if err := db.reclone(ctx); err != nil {
+		return err
+	}
+	if db.base == nil {
+		return nil
+	}
+	if err := db.replay(ctx, db.base); err != nil {
+		return db.srv.scrub.Error(fmt.Errorf("pgfixture: reset of %s: restoring the checkpoint on the database cloned again: %w", db.name, err))
+	}
+	return nil
+}
+
+// errSchemaChanged: after the restore the catalog fingerprint is not the
+// plan's.
+var errSchemaChanged = errors.New("the schema is not the one the checkpoint was taken on")
+
+// replay runs plan's transaction and checks the catalog fingerprint after it.
+func (db *DB) replay(ctx context.Context, plan *resetPlan) error {
 	batch := &pgx.Batch{}
 	for _, s := range plan.stmts {
 		batch.Queue(s)
@@ -317,13 +351,10 @@ func (db *DB) Reset(ctx context.Context) error {
 	if cerr := br.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil && fp == plan.fingerprint {
-		return nil
+	if err == nil && fp != plan.fingerprint {
+		err = errSchemaChanged
 	}
-	if ctx.Err() != nil {
-		return db.srv.scrub.Error(fmt.Errorf("pgfixture: reset of %s: %w", db.name, ctx.Err()))
-	}
-	return db.reclone(ctx)
+	return err
 }
 
 // reclone drops the database and clones it again; db.mu is held.

@@ -54,8 +54,11 @@ func Normalize(col string, f func(string) string) SnapshotOption {
 	return optFunc(func(o *snapOpts) { o.normalize[col] = f })
 }
 
-// Schemas sets the schemas read (default "public"); the tables named by
-// Tables are read too, whatever the schemas.
+// Schemas sets the schemas read. By default (and with no names) Snapshot
+// reads every schema but PostgreSQL's own (pg_catalog, information_schema,
+// pg_toast*, pg_temp*). Outside public, a table an extension created is left
+// out by default. The tables named by Tables are read too, whatever the
+// schemas.
 func Schemas(names ...string) SnapshotOption {
 	return optFunc(func(o *snapOpts) { o.schemas = append([]string(nil), names...) })
 }
@@ -185,7 +188,7 @@ type catalogCache struct {
 // of SELECTs on the control pool (the catalog is read again only when the
 // schema changed).
 func (db *DB) Snapshot(ctx context.Context, opts ...SnapshotOption) (*Snapshot, error) {
-	o := &snapOpts{ignore: map[string]bool{}, normalize: map[string]func(string) string{}, schemas: []string{"public"}}
+	o := &snapOpts{ignore: map[string]bool{}, normalize: map[string]func(string) string{}}
 	for _, opt := range opts {
 		opt.apply(o)
 	}
@@ -200,6 +203,9 @@ func (db *DB) Snapshot(ctx context.Context, opts ...SnapshotOption) (*Snapshot, 
 	}
 	defer conn.Release()
 	key := strings.Join(o.schemas, "\x00") + "\x01" + strings.Join(o.tables, "\x00")
+	if o.schemas == nil {
+		key = "\x02" + key // every schema
+	}
 	if db.catalogs == nil {
 		db.catalogs = map[string]*catalogCache{}
 	}
@@ -227,6 +233,10 @@ func (db *DB) Snapshot(ctx context.Context, opts ...SnapshotOption) (*Snapshot, 
 }
 
 func readCatalog(ctx context.Context, conn *pgxpool.Conn, schemas, tables []string) (*catalogCache, error) {
+	all := schemas == nil // every schema but PostgreSQL's own
+	if schemas == nil {
+		schemas = []string{}
+	}
 	if tables == nil {
 		tables = []string{}
 	}
@@ -240,8 +250,10 @@ func readCatalog(ctx context.Context, conn *pgxpool.Conn, schemas, tables []stri
 		LEFT JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
 		LEFT JOIN pg_type t ON t.oid = a.atttypid
 		LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
-		WHERE (c.relkind = 'p' OR (c.relkind = 'r' AND NOT c.relispartition)) AND (n.nspname = ANY($1) OR n.nspname || '.' || c.relname = ANY($3))
-		ORDER BY n.nspname, c.relname, a.attnum`, schemas, volatileDefault, tables)
+		WHERE (c.relkind = 'p' OR (c.relkind = 'r' AND NOT c.relispartition)) AND (n.nspname = ANY($1) OR n.nspname || '.' || c.relname = ANY($3)
+			OR ($4 AND `+userNamespaces+` AND (n.nspname = 'public' OR NOT EXISTS (
+				SELECT FROM pg_depend d WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid AND d.deptype = 'e'))))
+		ORDER BY n.nspname, c.relname, a.attnum`, schemas, volatileDefault, tables, all)
 	if err != nil {
 		return nil, err
 	}

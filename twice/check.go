@@ -8,8 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/twicekit/twicekit/effects"
 	"github.com/twicekit/twicekit/faults"
 	"github.com/twicekit/twicekit/internal/inject"
@@ -56,6 +54,11 @@ type checker struct {
 	setUp setUpStates
 	left  map[uint32]*leftState
 
+	// seeded is the state every scenario starts from, shared with the
+	// lanes; seedOn says that c's database restores it on Reset (seeded.go).
+	seeded *seedState
+	seedOn bool
+
 	parallel int   // how many scenarios may play at once (parallel.go)
 	shard    shard // the share of the scenarios this check plays (shard.go)
 }
@@ -68,8 +71,8 @@ func (c *checker) now() time.Time {
 
 // Check runs job once on a fresh database as the reference, then in every
 // scenario (ack lost, a crash before each point and after the last, a
-// duplicate enqueue), each on the same database reset to the migrated state
-// and seeded again, and compares each with the reference. It returns the
+// duplicate enqueue), each on the same database reset to the seeded state
+// (the seed runs once), and compares each with the reference. It returns the
 // report; it never fails a test by itself. Its database is handed back
 // afterwards unless KeepFailedDatabase is given and the check failed.
 func Check(ctx context.Context, job Job, opts ...Option) *Report {
@@ -186,7 +189,7 @@ func newChecker(ctx context.Context, job Job, cfg *config) (*checker, error) {
 		_ = db.Close(ctx, false)
 		return nil, err
 	}
-	c := &checker{cfg: cfg, job: job, srv: srv, db: db, worker: worker, log: effects.NewLog()}
+	c := &checker{cfg: cfg, job: job, srv: srv, db: db, worker: worker, log: effects.NewLog(), seeded: &seedState{}}
 	c.setUp.watch(worker)
 	c.onClose(release) // last, once every worker is closed
 	c.onClose(worker.Close)
@@ -238,6 +241,11 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 		rep.Err = err
 		return
 	}
+	wide, err := c.uncomparedRead(ctx, ref) // seeded.go
+	if err != nil {
+		rep.Err = err
+		return
+	}
 	crashes := newCrashCache(prints)
 	defer func() {
 		rep.covered = coveredText(crashes.covered)
@@ -260,6 +268,10 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 	if f := referenceFinding(ref, last, unseen, c.cfg.queue); f != nil {
 		ref.Verdict = Broken
 		rep.Findings = append(rep.Findings, *f)
+		return
+	}
+	if err := c.uncomparedWrites(ctx, wide, ref); err != nil {
+		rep.Err = err
 		return
 	}
 	if err := c.secondReference(ctx, ref, rep); err != nil {
@@ -445,16 +457,14 @@ type playArgs struct {
 	chooser sched.Chooser
 }
 
-// scenario gives the workers fresh sessions, resets the database, seeds it, plays the scenario as its kind
-// says (scenario.go) and records the outcome.
+// scenario gives the workers fresh sessions, resets the database to the
+// seeded state, plays the scenario as its kind says (scenario.go) and
+// records the outcome.
 func (c *checker) scenario(ctx context.Context, s Scenario, how playArgs) (*ScenarioRun, error) {
 	if err := c.freshSessions(ctx); err != nil { // freshsessions.go
 		return nil, err
 	}
-	if err := c.db.Reset(ctx); err != nil {
-		return nil, fmt.Errorf("twice: internal error: resetting the database: %w", err)
-	}
-	if err := c.seed(ctx); err != nil {
+	if err := c.resetSeeded(ctx); err != nil { // seeded.go
 		return nil, err
 	}
 	c.log.Reset()
@@ -643,17 +653,6 @@ func (c *checker) deliverOn(ctx context.Context, sr *ScenarioRun, w *inject.Work
 // deliver the job again later (SnoozeError).
 func (c *checker) snoozed(rec AttemptRecord) bool {
 	return !rec.Crashed && rec.Err != nil && c.cfg.queue.snooze != nil && c.cfg.queue.snooze(rec.Err)
-}
-
-func (c *checker) seed(ctx context.Context) error {
-	if c.job.Seed == nil {
-		return nil
-	}
-	err := pgx.BeginFunc(ctx, c.db.Pool(), func(tx pgx.Tx) error { return c.job.Seed(ctx, tx) })
-	if err != nil {
-		return usage(fmt.Errorf("twice: the seed data failed to insert: %w\n(Job.Seed runs on the migrated schema before every scenario: fix the seed or the schema)", err))
-	}
-	return nil
 }
 
 func (c *checker) takeForeign() []string {

@@ -302,7 +302,7 @@ func parseConcurrentToken(token string, points []faults.Step) (Scenario, sched.C
 }
 
 // playScenario plays one concurrent scenario under the schedule ch, on the
-// database reset and seeded as for every scenario.
+// database reset to the seeded state as for every scenario.
 func (c *checker) playScenario(ctx context.Context, s Scenario, ch sched.Chooser) (*ScenarioRun, error) {
 	if err := c.concurrentWorkers(); err != nil {
 		return nil, err

@@ -22,7 +22,9 @@ type Job struct {
 	// Schema is the job's database schema (migrations).
 	Schema pgfixture.Schema
 	// Seed inserts the data every scenario starts from, in one transaction on
-	// a database in the migrated state. Nil: the migrated state as it is.
+	// a database in the migrated state. It runs once per check: every
+	// scenario starts from the rows it inserted, whatever it drew at random.
+	// Nil: the migrated state as it is.
 	Seed func(ctx context.Context, tx pgx.Tx) error
 	// Run is one delivery of the job. Every statement and effect call must
 	// use ctx and the handles of the Attempt: that is how the check sees its

@@ -123,11 +123,14 @@ func ExcludeRows(table, condition string) Option {
 	return snapshotOption(pgfixture.ExcludeRows(table, condition))
 }
 
-// Schemas sets the schemas of the application's tables compared, in place
-// of the default "public": Schemas("app") narrows the comparison to app's
-// tables, Schemas("public", "app") adds app's. Either way the queue's own
-// tables (QueueTables: river_job, gue_jobs, wherever they are) are still
-// compared, and the migration tools' bookkeeping tables are not.
+// Schemas narrows the schemas of the application's tables compared. By
+// default every schema but PostgreSQL's own is compared. Schemas("app")
+// compares app's tables, Schemas("public", "app") public's and app's.
+// Either way the queue's own tables (QueueTables: river_job, gue_jobs,
+// wherever they are) are still compared, and the migration tools'
+// bookkeeping tables are not. A reference run that changed no compared
+// table, but changed one Schemas leaves out, fails the check with the
+// tables' names.
 func Schemas(names ...string) Option {
 	return snapshotOption(pgfixture.Schemas(names...))
 }

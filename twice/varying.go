@@ -16,7 +16,8 @@ import (
 // Varying values: values that differ between two clean runs.
 //
 // The check runs the clean reference twice. The second run uses the same
-// database, reset and seeded again, and the check's clock at the same start.
+// database, reset to the same seeded rows (seeded.go), and the check's clock
+// at the same start.
 // A column whose values differ between the two runs holds varying values: an
 // explicit now(), gen_random_uuid(), time.Now() or a uuid made in Go. So does
 // a word of an effect's key or payload that differs between them. The job
