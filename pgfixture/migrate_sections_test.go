@@ -102,3 +102,27 @@ func TestFSRefusesTernFiles(t *testing.T) {
 	_, err := sharedT(t).CreateDB(ctxT(t), FS(fstest.MapFS{"001_customers.sql": {Data: []byte("CREATE TABLE customers (id bigint);\n---- create above / drop below ----\nDROP TABLE customers;\n")}}))
 	require.ErrorContains(t, err, `pgfixture: migrations look like tern's (001_customers.sql has "---- create above / drop below ----", and FS would run its drop section): use ternmigrator.New(fsys)`)
 }
+
+// The settings a migration makes with ALTER DATABASE … SET are the
+// template's: every clone gets them, so its sessions see the search_path
+// the migrations set. A list keeps its elements; any other value is one
+// string.
+func TestClonesKeepTheMigrationsDatabaseSettings(t *testing.T) {
+	t.Parallel()
+	ctx := ctxT(t)
+	db := New(t, SQL(`CREATE SCHEMA app; CREATE TABLE app.items (id int PRIMARY KEY);
+DO $$ BEGIN
+  EXECUTE format('ALTER DATABASE %I SET search_path TO app, "$user", public', current_database());
+  EXECUTE format('ALTER DATABASE %I SET statement_timeout TO ''5min''', current_database());
+  EXECUTE format('ALTER DATABASE %I SET app.greeting TO %L', current_database(), 'it''s, me');
+END $$;`))
+	execSQL(t, db, `INSERT INTO items VALUES (1)`)
+	var path, timeout, greeting string
+	require.NoError(t, db.Pool().QueryRow(ctx, `SELECT current_setting('search_path'), current_setting('statement_timeout'), current_setting('app.greeting')`).Scan(&path, &timeout, &greeting))
+	assert.Equal(t, `app, "$user", public`, path)
+	assert.Equal(t, "5min", timeout)
+	assert.Equal(t, "it's, me", greeting)
+	s, err := db.Snapshot(ctx, Schemas("app"))
+	require.NoError(t, err)
+	assert.Equal(t, "(id=1)", s.Rows("app.items")[0].String())
+}

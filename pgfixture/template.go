@@ -86,6 +86,9 @@ func (s *Server) cloneTemplate(ctx context.Context, schema Schema, name string) 
 				return fmt.Errorf("cloning template %s: %w", tpl, err)
 			}
 			cloned = true
+			if err := copyDatabaseSettings(ctx, conn, tpl, name); err != nil { // dbsettings.go
+				return err
+			}
 			_, err = conn.Exec(ctx, fmt.Sprintf("COMMENT ON DATABASE %s IS %s",
 				pgx.Identifier{name}.Sanitize(), quoteLiteral(self.String())))
 			return err
