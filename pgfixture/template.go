@@ -200,7 +200,7 @@ func (s *Server) dropStaleTemplates(ctx context.Context) error {
 // by themselves; it runs while a fixture database is being created, on the
 // connections reserved for that database's control pool (not open yet).
 func (s *Server) migrate(ctx context.Context, schema Schema, dbname string) error {
-	return s.withExtensionHint(schema.Migrate(ctx, s.databaseURL(dbname)))
+	return s.withExtensionHint(roleHint(schema.Migrate(ctx, s.databaseURL(dbname)))) // roles.go
 }
 
 // dropTemplate drops the template of hash unless another process is
