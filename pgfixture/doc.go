@@ -64,11 +64,19 @@
 //
 //   - [SQL]: SQL text, each migration sent in one round trip; errors give
 //     the line and column.
-//   - [FS]: the *.sql files at the root of an fs.FS, in name order. It
-//     refuses a directory that looks like goose's ("-- +goose Up"),
+//   - [FS]: the *.sql files at the root of an fs.FS, in name order. Of
+//     sql-migrate's files ("-- +migrate Up") and dbmate's ("--
+//     migrate:up") it applies the up sections alone. It refuses a
+//     directory that looks like goose's ("-- +goose Up"),
 //     golang-migrate's (*.up.sql, *.down.sql) or tern's ("---- create
 //     above / drop below ----"), whose down migrations it would run, with
 //     an error that names the right migrator.
+//
+// Every clone of a template gets the settings the migrations made with
+// ALTER DATABASE … SET (a search_path, for one), which CREATE DATABASE …
+// TEMPLATE does not copy. SQL and FS skip a CREATE ROLE of a role the
+// server already has: roles are the server's, and an earlier template
+// build or test binary made it.
 //
 // Packages of their own add the migrators of three tools, so that only
 // their users compile them (tern's is a module of its own):

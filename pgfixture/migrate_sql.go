@@ -44,7 +44,16 @@ func (m *sqlMigrator) Migrate(ctx context.Context, url string) error {
 		return fmt.Errorf("pgfixture: connecting to apply migrations: %w", err)
 	}
 	defer conn.Close(context.Background())
+	var roles map[string]bool // the server's roles when the build starts (roles.go)
 	for _, mig := range m.migs {
+		if mayCreateRole.MatchString(mig.SQL) {
+			if roles == nil {
+				if roles, err = existingRoles(ctx, conn); err != nil {
+					return err
+				}
+			}
+			mig.SQL, _ = skipExistingRoles(mig.SQL, roles)
+		}
 		if _, err := conn.PgConn().Exec(ctx, mig.SQL).ReadAll(); err != nil {
 			return migration.Error("pgfixture", mig, err)
 		}

@@ -48,11 +48,15 @@ func SQL(migrations ...string) Schema {
 
 // FS returns a Schema of every *.sql file at the root of fsys, applied in
 // name order and named by file name in errors. A read error is returned by
-// CreateDB (and makes New fail). FS refuses a directory that looks like
-// goose's (a "-- +goose Up" annotation), golang-migrate's (*.up.sql and
-// *.down.sql files) or tern's (its create/drop separator or a template
-// action), whose down migrations it would run: the error names the right
-// migrator (goosemigrator, golangmigrator or ternmigrator).
+// CreateDB (and makes New fail). Of a sql-migrate file ("-- +migrate Up"
+// and "-- +migrate Down") FS applies the Up section alone, as sql-migrate
+// does, StatementBegin/StatementEnd and notransaction included. Of a dbmate
+// file ("-- migrate:up" and "-- migrate:down") it applies the up block
+// alone. FS refuses a directory that looks like goose's (a "-- +goose Up"
+// annotation), golang-migrate's (*.up.sql and *.down.sql files) or tern's
+// (its create/drop separator or a template action), whose down migrations
+// it would run: the error names the right migrator (goosemigrator,
+// golangmigrator or ternmigrator).
 func FS(fsys fs.FS) Schema {
 	names, err := fs.Glob(fsys, "*.sql")
 	if err != nil {
@@ -75,7 +79,15 @@ func FS(fsys fs.FS) Schema {
 	if err := otherToolsFiles(migs); err != nil {
 		errs = append(errs, err)
 	}
-	return Migrations(newSQLMigrator(migs, errors.Join(errs...)))
+	var sent []migration.File
+	for _, m := range migs {
+		ups, err := upSections(m) // migrate_sections.go
+		if err != nil {
+			errs = append(errs, err)
+		}
+		sent = append(sent, ups...)
+	}
+	return Migrations(newSQLMigrator(sent, errors.Join(errs...)))
 }
 
 // Migrations returns a Schema built by the migrators in order (e.g. River's tables, then the app's goose

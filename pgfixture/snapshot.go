@@ -20,7 +20,7 @@ type snapOpts struct {
 	keepVolatile  bool
 	normalize     map[string]func(string) string
 	schemas       []string
-	exclude       map[string]string // table -> condition of rows left out (snapshot_rows.go)
+	exclude       map[string]orList // table -> conditions of rows left out, any (snapshot_rows.go)
 	tables        []string          // schema.table read whatever the schemas (snapshot_tables.go)
 	excludeTables map[string]bool   // table or schema.table left out
 	generatedKeys bool              // serial keys kept and marked (snapshot_keys.go)
@@ -290,7 +290,7 @@ func snapTables(cache *catalogCache, o *snapOpts) []*snapTable {
 			continue
 		}
 		if len(tables) == 0 || tables[len(tables)-1].display != display {
-			tables = append(tables, &snapTable{display: display, qname: pgx.Identifier{cc.nsp, cc.rel}.Sanitize(), where: o.exclude[display]})
+			tables = append(tables, &snapTable{display: display, qname: pgx.Identifier{cc.nsp, cc.rel}.Sanitize(), where: o.excludeWhere(display)})
 		}
 		t := tables[len(tables)-1]
 		if cc.col == "" {

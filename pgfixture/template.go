@@ -86,6 +86,9 @@ func (s *Server) cloneTemplate(ctx context.Context, schema Schema, name string) 
 				return fmt.Errorf("cloning template %s: %w", tpl, err)
 			}
 			cloned = true
+			if err := copyDatabaseSettings(ctx, conn, tpl, name); err != nil { // dbsettings.go
+				return err
+			}
 			_, err = conn.Exec(ctx, fmt.Sprintf("COMMENT ON DATABASE %s IS %s",
 				pgx.Identifier{name}.Sanitize(), quoteLiteral(self.String())))
 			return err
@@ -197,7 +200,7 @@ func (s *Server) dropStaleTemplates(ctx context.Context) error {
 // by themselves; it runs while a fixture database is being created, on the
 // connections reserved for that database's control pool (not open yet).
 func (s *Server) migrate(ctx context.Context, schema Schema, dbname string) error {
-	return s.withExtensionHint(schema.Migrate(ctx, s.databaseURL(dbname)))
+	return s.withExtensionHint(roleHint(schema.Migrate(ctx, s.databaseURL(dbname)))) // roles.go
 }
 
 // dropTemplate drops the template of hash unless another process is
