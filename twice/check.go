@@ -139,6 +139,9 @@ func Check(ctx context.Context, job Job, opts ...Option) *Report {
 	if err := c.serverWentAway(ctx, rep); err != nil {
 		rep.Err, rep.Findings = err, nil
 	}
+	if err := poolClosedByJob(rep); err != nil && !isInfrastructure(rep.Err) {
+		rep.Err, rep.Findings = usage(err), nil // the job's database shows nothing of it: keep none
+	}
 	return rep
 }
 
