@@ -104,6 +104,9 @@ func Check(ctx context.Context, job Job, opts ...Option) *Report {
 	c, err := newChecker(ctx, job, cfg)
 	if err != nil {
 		rep.Err = err
+		if ended := callerEnded(ctx); ended != nil {
+			rep.Err = ended // caller_context.go
+		}
 		return rep
 	}
 	c.started = started
@@ -112,7 +115,7 @@ func Check(ctx context.Context, job Job, opts ...Option) *Report {
 		// options is not the job's: nothing to inspect.
 		// Nor does a server that refused or lost it: the check's database
 		// would only fill the server further.
-		keep := !rep.OK() && cfg.keepFailed && cfg.pick == nil && !isUsage(rep.Err) && !isInfrastructure(rep.Err)
+		keep := !rep.OK() && cfg.keepFailed && cfg.pick == nil && !isUsage(rep.Err) && !isInfrastructure(rep.Err) && !isCallerEnded(rep.Err)
 		if keep {
 			rep.KeptDatabase = c.db.URL()
 			if c.srv.Mode() == "local" {
@@ -141,6 +144,9 @@ func Check(ctx context.Context, job Job, opts ...Option) *Report {
 	}
 	if err := poolClosedByJob(rep); err != nil && !isInfrastructure(rep.Err) {
 		rep.Err, rep.Findings = usage(err), nil // the job's database shows nothing of it: keep none
+	}
+	if err := callerEnded(ctx); err != nil {
+		rep.Err, rep.Findings = err, nil // what failed after it failed because of it
 	}
 	return rep
 }
@@ -171,7 +177,7 @@ func newChecker(ctx context.Context, job Job, cfg *config) (*checker, error) {
 	case errors.Is(err, pgfixture.ErrTooManyClients):
 		return nil, fmt.Errorf("twice: the server refused the check's connections: %w", err)
 	case err != nil && ctx.Err() != nil:
-		return nil, fmt.Errorf("twice: the check's context ended before its database was ready: %w", err)
+		return nil, callerEnded(ctx)
 	case err != nil:
 		return nil, fmt.Errorf("twice: the job's schema could not be set up: %w", err)
 	}
