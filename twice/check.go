@@ -118,10 +118,7 @@ func Check(ctx context.Context, job Job, opts ...Option) *Report {
 		keep := !rep.OK() && cfg.keepFailed && cfg.pick == nil && !isUsage(rep.Err) && !isInfrastructure(rep.Err) && !isCallerEnded(rep.Err)
 		if keep {
 			rep.KeptDatabase = c.db.URL()
-			if c.srv.Mode() == "local" {
-				rep.keptNote = " (this URL dies with the test binary: in local mode the cluster is removed when the binary ends; " +
-					"to look at the database afterwards, run the test again with TWICE_DATABASE_URL set to a server of yours)"
-			}
+			rep.keptNote = keptNote(c.srv.Mode())
 		}
 		if err := c.close(context.WithoutCancel(ctx), keep); err != nil && rep.Err == nil {
 			rep.Err = fmt.Errorf("twice: internal error: closing the check's database: %w", err)
@@ -149,6 +146,21 @@ func Check(ctx context.Context, job Job, opts ...Option) *Report {
 		rep.Err, rep.Findings = err, nil // what failed after it failed because of it
 	}
 	return rep
+}
+
+// keptNote is what to know about a kept database's URL on a server of
+// mode: in local and container mode the server, and the database, end with
+// the test binary.
+func keptNote(mode string) string {
+	what := map[string]string{
+		"local":     "in local mode the cluster is removed when the binary ends",
+		"container": "in container mode the container is removed when the binary ends",
+	}[mode]
+	if what == "" {
+		return ""
+	}
+	return " (this URL dies with the test binary: " + what + "; " +
+		"to look at the database afterwards, run the test again with TWICE_DATABASE_URL set to a server of yours)"
 }
 
 // newChecker sets up what a check reuses across its scenarios: a database
