@@ -133,6 +133,7 @@ func Check(ctx context.Context, job Job, opts ...Option) *Report {
 		rep.leftOut = c.leftOut.String()
 	}
 	c.finishQueue(rep)
+	afterRunFinding(rep, c.cfg.queue) // after_run.go
 	if err := c.refusedConnection(rep); err != nil && rep.Err == nil {
 		rep.Err, rep.Findings = &infrastructureError{err}, nil // a check that could not connect proves nothing
 	}

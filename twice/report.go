@@ -90,7 +90,9 @@ func (r *Report) text() string {
 	fmt.Fprintf(&b, "twice: %s: %d of %d scenarios broke a promise\n\n", printableName(r.Job), len(r.Findings), total)
 	f := r.Findings[0]
 	b.WriteString(f.Headline + "\n")
-	b.WriteString("\n" + f.Timeline)
+	if f.Timeline != "" {
+		b.WriteString("\n" + f.Timeline)
+	}
 	for _, p := range f.Problems {
 		b.WriteString("\n" + p.Text + "\n")
 	}
