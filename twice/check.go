@@ -300,6 +300,9 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 	if c.cfg.pick != nil && c.cfg.only == "" {
 		b, _ := c.cfg.conc.resolveBudget() // plan has reported its error
 		scenarios = c.cfg.pick(scenarios, b)
+		for _, sc := range scenarios {
+			rep.drawn = append(rep.drawn, sc.Token())
+		}
 	}
 	for i := range scenarios {
 		scenarios[i].Of = len(points)

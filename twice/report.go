@@ -55,6 +55,7 @@ type Report struct {
 	parallelNote   string    // why fewer scenarios played at once than asked (go test -v only)
 	lanes          int       // how many databases played the sequential scenarios
 	shard          *shardRun // the shard this check was, when sharded (shard.go)
+	drawn          []string  // under rapid: the tokens of the scenarios it drew (rapid.go)
 }
 
 // OK reports whether the check ran and every scenario kept every promise.
