@@ -138,7 +138,7 @@ func startContainer(ctx context.Context) (*Server, error) {
 		return nil, dockerUnreachableError(err)
 	}
 	defer cli.Close()
-	removeStaleContainers(ctx, cli)
+	removed := removeStaleContainers(ctx, cli)
 
 	password, err := randomHex(16)
 	if err != nil {
@@ -178,6 +178,9 @@ func startContainer(ctx context.Context) (*Server, error) {
 		return nil, err
 	}
 	srv.notes = append(srv.notes, ryuk.note)
+	if n := removedNote(removed); n != "" {
+		srv.notes = append(srv.notes, n)
+	}
 	return srv, nil
 }
 

@@ -3,10 +3,12 @@ package pgfixture
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -356,6 +358,7 @@ func TestContainerStaleOfDeadProcessRemoved(t *testing.T) {
 
 	create := func(o owner) string {
 		res, err := cli.ContainerCreate(ctx, client.ContainerCreateOptions{
+			Name: fmt.Sprintf("twicekit-test-stale-%d-%d", os.Getpid(), o.pid),
 			Config: &container.Config{
 				Image: os.Getenv(envImage),
 				Labels: map[string]string{
@@ -376,12 +379,57 @@ func TestContainerStaleOfDeadProcessRemoved(t *testing.T) {
 	deadID := create(dead)
 	aliveID := create(alive)
 
-	reapContainers(ctx) // what every mode's server start does
+	removed := reapContainers(ctx) // what every mode's server start does
+	want := []string{fmt.Sprintf("twicekit-test-stale-%d-%d (of killed process %d)", os.Getpid(), dead.pid, dead.pid)}
+	if !slices.Equal(removed, want) {
+		t.Errorf("the start says it removed %q, want %q", removed, want)
+	}
 	if containerExists(t, cli, deadID) {
 		t.Errorf("the container of dead process %d was not removed", dead.pid)
 	}
 	if !containerExists(t, cli, aliveID) {
 		t.Errorf("the container of this live process was removed")
+	}
+}
+
+// The start of a container-mode server names, in its Provenance (which a
+// check logs under go test -v, once per binary), the containers of killed
+// test binaries it removed, as docs/postgres.md says (issue 43).
+func TestContainerStartNamesTheStaleContainersItRemoved(t *testing.T) {
+	cli := needImage(t)
+	ctx := context.Background()
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Skipf("cannot run true: %v", err)
+	}
+	dead := self
+	dead.pid = cmd.Process.Pid
+	dead.start = "1"
+	name := fmt.Sprintf("twicekit-test-killed-%d-%d", os.Getpid(), dead.pid)
+	res, err := cli.ContainerCreate(ctx, client.ContainerCreateOptions{
+		Name: name,
+		Config: &container.Config{
+			Image:  os.Getenv(envImage),
+			Labels: map[string]string{labelFixture: fixtureValue, labelOwner: dead.String(), labelOwnerPID: strconv.Itoa(dead.pid)},
+		},
+	})
+	if err != nil {
+		t.Fatalf("creating a container: %v", err)
+	}
+	t.Cleanup(func() {
+		_, _ = cli.ContainerRemove(context.Background(), res.ID, client.ContainerRemoveOptions{Force: true})
+	})
+	srv, err := startContainer(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close(context.Background()) })
+	want := fmt.Sprintf("; removed the containers of killed test binaries: %s (of killed process %d)", name, dead.pid)
+	if !strings.Contains(srv.Provenance(), want) {
+		t.Errorf("the server's provenance\n%s\ndoes not say %q", srv.Provenance(), want)
+	}
+	if containerExists(t, cli, res.ID) {
+		t.Errorf("the container of killed process %d was not removed", dead.pid)
 	}
 }
 

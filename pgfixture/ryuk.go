@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -127,9 +128,10 @@ type engineAPI interface {
 }
 
 // removeStaleContainers removes pgfixture containers whose owner process
-// is dead (killed before it could stop its container).
+// is dead (killed before it could stop its container), and returns what
+// it removed, one "name (of killed process pid)" each, sorted.
 // It is best effort.
-func removeStaleContainers(ctx context.Context, cli engineAPI) {
+func removeStaleContainers(ctx context.Context, cli engineAPI) []string {
 	lctx, cancel := context.WithTimeout(ctx, removeTimeout)
 	defer cancel()
 	list, err := cli.ContainerList(lctx, client.ContainerListOptions{
@@ -137,15 +139,38 @@ func removeStaleContainers(ctx context.Context, cli engineAPI) {
 		Filters: make(client.Filters).Add("label", labelFixture+"="+fixtureValue),
 	})
 	if err != nil {
-		return
+		return nil
 	}
+	var removed []string
 	for _, c := range list.Items {
 		o, ok := parseOwner(c.Labels[labelOwner])
 		if !ok || !o.dead() {
 			continue
 		}
-		_, _ = cli.ContainerRemove(lctx, c.ID, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
+		if _, err := cli.ContainerRemove(lctx, c.ID, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true}); err != nil {
+			continue
+		}
+		name := c.ID
+		if len(name) > 12 {
+			name = name[:12]
+		}
+		if len(c.Names) > 0 {
+			name = strings.TrimPrefix(c.Names[0], "/")
+		}
+		removed = append(removed, fmt.Sprintf("%s (of killed process %d)", name, o.pid))
 	}
+	slices.Sort(removed)
+	return removed
+}
+
+// removedNote is the server's note (Provenance, which a check logs under
+// go test -v) naming the containers of killed test binaries that its start
+// removed; "" when none.
+func removedNote(removed []string) string {
+	if len(removed) == 0 {
+		return ""
+	}
+	return "removed the containers of killed test binaries: " + strings.Join(removed, ", ")
 }
 
 // reapContainers removes the containers of dead pgfixture processes in any
@@ -153,24 +178,24 @@ func removeStaleContainers(ctx context.Context, cli engineAPI) {
 // any test binary, not only of the next one in container mode.
 // It only asks a Docker engine on a local socket, and gives up within a
 // second.
-func reapContainers(ctx context.Context) {
+func reapContainers(ctx context.Context) []string {
 	host := os.Getenv("DOCKER_HOST")
 	if host == "" {
 		host = "unix:///var/run/docker.sock"
 	}
 	path, ok := strings.CutPrefix(host, "unix://")
 	if !ok {
-		return
+		return nil
 	}
 	if _, err := os.Stat(path); err != nil {
-		return
+		return nil
 	}
 	rctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
 	cli, err := localEngine(rctx)
 	if err != nil {
-		return
+		return nil
 	}
 	defer cli.Close()
-	removeStaleContainers(rctx, cli)
+	return removeStaleContainers(rctx, cli)
 }

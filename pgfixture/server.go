@@ -152,9 +152,21 @@ const howToProvide = "provide PostgreSQL in one of these ways: set TWICE_DATABAS
 
 func startServer(ctx context.Context) (*Server, error) {
 	forced := strings.TrimSpace(strings.ToLower(os.Getenv(envMode)))
+	var removed []string
 	if forced != "container" {
-		reapContainers(ctx) // container mode reaps as it starts
+		removed = reapContainers(ctx) // container mode reaps as it starts
 	}
+	srv, err := startProvider(ctx, forced)
+	if err == nil {
+		if n := removedNote(removed); n != "" {
+			srv.notes = append(srv.notes, n)
+		}
+	}
+	return srv, err
+}
+
+// startProvider starts the provider forced names, else the first that works.
+func startProvider(ctx context.Context, forced string) (*Server, error) {
 	if forced != "" {
 		for _, p := range providers {
 			if p.name == forced {

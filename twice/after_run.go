@@ -164,3 +164,48 @@ func afterRunProblem(rec AttemptRecord) Problem {
 			"wait for the goroutine before Run returns (a sync.WaitGroup), or do its work in Run)",
 			strings.Join(rec.AfterRun, "; "), attemptName(rec))}
 }
+
+// When a goroutine the job started outlives Run, when its calls come is the
+// scheduler's and the machine's load's to decide: the reference run's look
+// may see its first call, or miss it (the goroutine slept past the look),
+// and then a later scenario's look sees its own goroutine's, or the late
+// call lands in the next attempt on the same handles (a call on
+// context.Background() is the running attempt's). Which delivery caught
+// it, which call came first and what the other scenarios then saw are
+// racing details. So a check in which any attempt was caught reports one
+// finding, the same words every run: the reference run's, with no
+// timeline, call or attempt named, and without the other scenarios' results
+// (what those goroutines did to them is the same race).
+
+// afterRunText is the problem of a check whose job's goroutine used the
+// attempt's handles after Run returned.
+const afterRunText = "a goroutine the attempt started kept using its handles after Run returned: " +
+	"the check refused its calls, so what they meant to do is lost on every delivery\n" +
+	"(wait for the goroutine before Run returns (a sync.WaitGroup), or do its work in Run; " +
+	"when its calls come depends on the machine's load, so the report names no call, no attempt and no other scenario's result)"
+
+// afterRunFinding rewrites rep, when an attempt of any of its scenarios was
+// caught calling after Run, to the one finding that says so.
+func afterRunFinding(rep *Report, q queueConfig) {
+	if rep.Reference == nil || len(rep.Reference.Attempts) == 0 || rep.Err != nil {
+		return
+	}
+	caught := false
+	for _, sr := range append([]*ScenarioRun{rep.Reference}, rep.Scenarios...) {
+		for _, a := range sr.Attempts {
+			caught = caught || len(a.AfterRun) > 0
+		}
+	}
+	if !caught {
+		return
+	}
+	ref := rep.Reference
+	ref.Verdict = Broken
+	f := &Finding{Scenario: ref.Scenario, Token: ref.Scenario.Token(),
+		Problems: []Problem{{Kind: ProblemAfterRun, Attempt: attemptName(ref.Attempts[0]), Text: afterRunText}}}
+	view := &ScenarioRun{Scenario: ref.Scenario}
+	f.Headline = headline(f, view, q.describe)
+	f.run = view
+	rep.Findings, rep.Scenarios = []Finding{*f}, nil
+	rep.stoppedEarly, rep.leftOut, rep.wallLeft, rep.covered, rep.coveredN = "", "", "", "", 0
+}

@@ -3,6 +3,7 @@ package twice
 import (
 	"cmp"
 	"context"
+	"time"
 )
 
 // TB is the part of a test that the assertions use; *testing.T, *testing.B
@@ -50,6 +51,7 @@ func assertWatched(tb TB, fail func(string, ...any), job Job, opts []Option, w w
 	}
 	opts = append(append([]Option{TestName(tb.Name()), KeepFailedDatabase(), optionFunc(func(c *config) { c.progress, c.onPlan = p, onPlan })}, opts...), rapidOptions(tb)...)
 	stop := watchCheck(tb, cmp.Or(job.Name, "job"), p, w)
+	started := time.Now()
 	rep := Check(ctx, job, opts...)
 	stop()
 	if pub.verbose {
@@ -82,6 +84,6 @@ func assertWatched(tb TB, fail func(string, ...any), job Job, opts []Option, w w
 		}
 		return true
 	}
-	fail("%s", failureText(tb, rep))
+	fail("%s", failureText(tb, rep, started))
 	return false
 }

@@ -165,6 +165,7 @@ func (ra *runningAttempt) wait(timeout time.Duration, ackLost bool) AttemptRecor
 	rec.Points = ra.run.Steps()
 	rec.Crashed, rec.CrashAt, rec.Reason = ra.run.Crashed()
 	rec.Err, rec.Panic, rec.Goexit = res.err, res.panic, res.goexit
+	rec.closedPool = closedPool(res.err, ra.worker.Pool) // closed_pool.go
 	if rec.Crashed {
 		ra.worker.Heal()
 	}

@@ -106,6 +106,9 @@ func Check(ctx context.Context, job Job, opts ...Option) *Report {
 	c, err := newChecker(ctx, job, cfg)
 	if err != nil {
 		rep.Err = err
+		if ended := callerEnded(ctx); ended != nil {
+			rep.Err = ended // caller_context.go
+		}
 		return rep
 	}
 	c.started = started
@@ -114,13 +117,10 @@ func Check(ctx context.Context, job Job, opts ...Option) *Report {
 		// options is not the job's: nothing to inspect.
 		// Nor does a server that refused or lost it: the check's database
 		// would only fill the server further.
-		keep := !rep.OK() && cfg.keepFailed && cfg.pick == nil && !isUsage(rep.Err) && !isInfrastructure(rep.Err)
+		keep := !rep.OK() && cfg.keepFailed && cfg.pick == nil && !isUsage(rep.Err) && !isInfrastructure(rep.Err) && !isCallerEnded(rep.Err)
 		if keep {
 			rep.KeptDatabase = c.db.URL()
-			if c.srv.Mode() == "local" {
-				rep.keptNote = " (this URL dies with the test binary: in local mode the cluster is removed when the binary ends; " +
-					"to look at the database afterwards, run the test again with TWICE_DATABASE_URL set to a server of yours)"
-			}
+			rep.keptNote = keptNote(c.srv.Mode())
 		}
 		if err := c.close(context.WithoutCancel(ctx), keep); err != nil && rep.Err == nil {
 			rep.Err = fmt.Errorf("twice: internal error: closing the check's database: %w", err)
@@ -141,13 +141,35 @@ func Check(ctx context.Context, job Job, opts ...Option) *Report {
 		rep.leftOut = c.leftOut.String()
 	}
 	c.finishQueue(rep)
+	afterRunFinding(rep, c.cfg.queue) // after_run.go
 	if err := c.refusedConnection(rep); err != nil && rep.Err == nil {
 		rep.Err, rep.Findings = &infrastructureError{err}, nil // a check that could not connect proves nothing
 	}
 	if err := c.serverWentAway(ctx, rep); err != nil {
 		rep.Err, rep.Findings = err, nil
 	}
+	if err := poolClosedByJob(rep); err != nil && !isInfrastructure(rep.Err) {
+		rep.Err, rep.Findings = usage(err), nil // the job's database shows nothing of it: keep none
+	}
+	if err := callerEnded(ctx); err != nil {
+		rep.Err, rep.Findings = err, nil // what failed after it failed because of it
+	}
 	return rep
+}
+
+// keptNote is what to know about a kept database's URL on a server of
+// mode: in local and container mode the server, and the database, end with
+// the test binary.
+func keptNote(mode string) string {
+	what := map[string]string{
+		"local":     "in local mode the cluster is removed when the binary ends",
+		"container": "in container mode the container is removed when the binary ends",
+	}[mode]
+	if what == "" {
+		return ""
+	}
+	return " (this URL dies with the test binary: " + what + "; " +
+		"to look at the database afterwards, run the test again with TWICE_DATABASE_URL set to a server of yours)"
 }
 
 // newChecker sets up what a check reuses across its scenarios: a database
@@ -176,7 +198,7 @@ func newChecker(ctx context.Context, job Job, cfg *config) (*checker, error) {
 	case errors.Is(err, pgfixture.ErrTooManyClients):
 		return nil, fmt.Errorf("twice: the server refused the check's connections: %w", err)
 	case err != nil && ctx.Err() != nil:
-		return nil, fmt.Errorf("twice: the check's context ended before its database was ready: %w", err)
+		return nil, callerEnded(ctx)
 	case err != nil:
 		return nil, fmt.Errorf("twice: the job's schema could not be set up: %w", err)
 	}
@@ -295,6 +317,9 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 	if c.cfg.pick != nil && c.cfg.only == "" {
 		b, _ := c.cfg.conc.resolveBudget() // plan has reported its error
 		scenarios = c.cfg.pick(scenarios, b)
+		for _, sc := range scenarios {
+			rep.drawn = append(rep.drawn, sc.Token())
+		}
 	}
 	for i := range scenarios {
 		scenarios[i].Of = len(points)

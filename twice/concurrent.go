@@ -404,10 +404,12 @@ func (c *checker) playConcurrent(ctx context.Context, sr *ScenarioRun, jobs [2]s
 	}
 	trace, err := scheduler.Run(ctx, start)
 	var stuck *sched.StuckError
+	var held map[int]heldLock
 	if err != nil {
 		reason := "the check stopped it: " + oneLine(err.Error())
 		if errors.As(err, &stuck) {
 			reason = "the check stopped it: " + letterList(stuck.Stuck) + " stuck"
+			held = heldLocks(stuck, ras)
 		}
 		for i, ra := range ras {
 			if ra != nil && !done[i].Load() {
@@ -431,7 +433,7 @@ func (c *checker) playConcurrent(ctx context.Context, sr *ScenarioRun, jobs [2]s
 		c.afterAttempt(ctx, &recs[i], false)
 	}
 	sr.Attempts = append(sr.Attempts, recs...)
-	sr.interleaving = &interleaving{trace: trace, isolation: c.cfg.conc.isolation, stuck: stuck}
+	sr.interleaving = &interleaving{trace: trace, isolation: c.cfg.conc.isolation, stuck: stuck, held: held}
 
 	var failed []string
 	for _, rec := range recs {
@@ -447,7 +449,11 @@ func (c *checker) playConcurrent(ctx context.Context, sr *ScenarioRun, jobs [2]s
 		}
 	}
 	if stuck != nil {
-		sr.Problems = append(sr.Problems, stuckProblem(stuck, recs, c.cfg.attemptTimeout))
+		if len(held) == len(stuck.Stuck) {
+			sr.Problems = append(sr.Problems, heldLockProblem(stuck, held, recs, c.cfg.attemptTimeout))
+		} else {
+			sr.Problems = append(sr.Problems, stuckProblem(stuck, recs, c.cfg.attemptTimeout))
+		}
 	}
 	if len(sr.Problems) > 0 {
 		return nil

@@ -15,6 +15,15 @@ type interleaving struct {
 	trace     *sched.Trace
 	isolation IsolationLevel
 	stuck     *sched.StuckError
+	held      map[int]heldLock // the stuck attempts that waited on a lock of one that returned (lockholder.go)
+}
+
+// stuckNote is the timeline's word for stuck attempt i.
+func (it *interleaving) stuckNote(i int) string {
+	if h, ok := it.held[i]; ok {
+		return fmt.Sprintf("STUCK (on %s, held by %s's session after it returned)", h.what, letterList(it.stuck.Positions[i].On))
+	}
+	return "STUCK (outside PostgreSQL)"
 }
 
 // timeline prints the concurrent attempts in two columns, one point a row in
@@ -49,7 +58,7 @@ func (it *interleaving) timeline(sr *ScenarioRun) string {
 	if it.stuck != nil {
 		for _, i := range it.stuck.Stuck {
 			if i < n {
-				rows = append(rows, row{i, "     STUCK (outside PostgreSQL)"})
+				rows = append(rows, row{i, "     " + it.stuckNote(i)})
 			}
 		}
 	}
@@ -171,6 +180,79 @@ func stuckProblem(e *sched.StuckError, recs []AttemptRecord, after time.Duration
 		fmt.Fprintf(&b, "\n    %s: %s", name(p.Attempt), position(p))
 	}
 	b.WriteString("\n  the check crashed both attempts (connections cut, contexts cancelled) and did not redeliver")
+	return Problem{Kind: ProblemStuck, Text: b.String()}
+}
+
+// heldLocks names, for each stuck attempt blocked in PostgreSQL only on
+// attempts that had returned, the lock it waits for; asked before the check
+// crashes it (the crash ends the wait).
+func heldLocks(e *sched.StuckError, ras []*runningAttempt) map[int]heldLock {
+	held := map[int]heldLock{}
+	for _, i := range e.Stuck {
+		if i >= len(e.Positions) || i >= len(ras) || ras[i] == nil {
+			continue
+		}
+		p := e.Positions[i]
+		if p.State != sched.StateBlocked || len(p.On) == 0 {
+			continue
+		}
+		returned := true
+		for _, j := range p.On {
+			returned = returned && j < len(e.Positions) && e.Positions[j].State == sched.StateReturned
+		}
+		if !returned {
+			continue
+		}
+		if h, ok := ras[i].heldLock(); ok {
+			held[i] = h
+		}
+	}
+	return held
+}
+
+// heldLockProblem says that the stuck attempts waited in PostgreSQL for a
+// lock that the session of an attempt that had returned still held, names
+// the lock, and what releases it.
+func heldLockProblem(e *sched.StuckError, held map[int]heldLock, recs []AttemptRecord, after time.Duration) Problem {
+	name := func(i int) string {
+		if i < len(recs) {
+			return fmt.Sprintf("%s (%s)", attemptName(recs[i]), concurrent.Letter(i))
+		}
+		return concurrent.Letter(i)
+	}
+	var b strings.Builder
+	holding := map[int]heldLock{}
+	for n, i := range e.Stuck {
+		p, h := e.Positions[i], held[i]
+		var holders []string
+		for _, j := range p.On {
+			holders = append(holders, name(j))
+			holding[j] = h
+		}
+		if n > 0 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "%s waited in PostgreSQL for %s (AttemptTimeout) at point %d (%s) for %s, which the session of %s still held after %s returned",
+			name(i), after, p.Step.Index, p.Step.Label, h.what, strings.Join(holders, " and "), letterList(p.On))
+		switch {
+		case h.session:
+			b.WriteString(": a session advisory lock is released by pg_advisory_unlock or the end of its session, not by the end of its transaction or of the attempt; " +
+				"unlock it on every path, or take pg_advisory_xact_lock, which the end of its transaction releases")
+		case h.open:
+			b.WriteString(": a lock is released only when its transaction ends; end every transaction on every path (defer tx.Rollback(ctx))")
+		}
+	}
+	b.WriteString("; where the attempts were:")
+	for _, p := range e.Positions {
+		where := position(p)
+		if h, ok := held[p.Attempt]; ok {
+			where = fmt.Sprintf("blocked in PostgreSQL on %s of %s at point %d (%s)", h.what, letterList(p.On), p.Step.Index, p.Step.Label)
+		} else if h, ok := holding[p.Attempt]; ok {
+			where = "returned, its session still holding " + h.what
+		}
+		fmt.Fprintf(&b, "\n    %s: %s", name(p.Attempt), where)
+	}
+	fmt.Fprintf(&b, "\n  the check crashed %s (connections cut, context cancelled) and did not redeliver", letterList(e.Stuck))
 	return Problem{Kind: ProblemStuck, Text: b.String()}
 }
 

@@ -125,7 +125,7 @@ func TestAContextFreeEffectAfterRunIsAFinding(t *testing.T) {
 	f := rep.Findings[0]
 	require.Equal(t, "once", f.Token)
 	require.Equal(t, twice.ProblemAfterRun, f.Problems[0].Kind)
-	require.Contains(t, f.Problems[0].Text, "kept using its handles after Run returned: email to ada@example.com: Order 6735 has shipped (attempt 1 of job-1)")
+	require.Contains(t, f.Problems[0].Text, "kept using its handles after Run returned: the check refused its calls")
 }
 
 // TestAnotherAttemptsContextIsStillRefused: a job that keeps the context

@@ -166,3 +166,59 @@ func lockWaitProblem(a AttemptRecord, bound string) Problem {
 		attemptName(a), bound, n, a.Points[n-1].Label, a.LockHolder)
 	return Problem{Kind: ProblemSlow, Attempt: attemptName(a), Text: s}
 }
+
+// An attempt can return with its session still holding a lock: a session
+// advisory lock (pg_advisory_lock without its unlock), or any lock of a
+// transaction it left open. The other concurrent attempt then waits for it
+// until the scheduler reports it stuck; the report names the lock (an
+// advisory one by its key) and the attempt whose session held it, as
+// PostgreSQL saw them before the check crashed the waiter.
+
+// heldLock is a lock a stuck attempt waited for that the session of an
+// attempt that had returned still held.
+type heldLock struct {
+	what    string // "the session advisory lock (4242)", "a lock of the transaction it left open", …
+	session bool   // a session advisory lock (held by an idle session)
+	open    bool   // held by a transaction left open
+}
+
+// waitedLockSQL describes the lock session $1 waits for: an advisory one by
+// its key (as sessionStateSQL prints it), else its lock type; and whether
+// every session holding it is idle (a session-level lock) or idle in a
+// transaction (one left open).
+const waitedLockSQL = `SELECT l.locktype = 'advisory',
+  CASE WHEN l.locktype <> 'advisory' THEN '' WHEN l.objsubid = 1
+    THEN ((l.classid::int8 << 32) | l.objid::int8)::text
+    ELSE (l.classid::int8 - CASE WHEN l.classid::int8 >= 2147483648 THEN 4294967296 ELSE 0 END)::text || ', '
+      || (l.objid::int8 - CASE WHEN l.objid::int8 >= 2147483648 THEN 4294967296 ELSE 0 END)::text END
+    || CASE WHEN l.locktype = 'advisory' AND l.mode = 'ShareLock' THEN ', shared' ELSE '' END,
+  coalesce((SELECT bool_and(h.state = 'idle') FROM pg_stat_activity h WHERE h.pid = ANY(pg_blocking_pids($1))), false),
+  coalesce((SELECT bool_and(h.state LIKE 'idle in transaction%') FROM pg_stat_activity h WHERE h.pid = ANY(pg_blocking_pids($1))), false)
+FROM pg_locks l WHERE l.pid = $1 AND NOT l.granted LIMIT 1`
+
+// heldLock describes the lock the attempt's latest statement waits for, as
+// one held by an attempt that returned; ok is false when it waits for none
+// (or the check cannot tell).
+func (ra *runningAttempt) heldLock() (heldLock, bool) {
+	steps := ra.run.Steps()
+	if len(steps) == 0 || steps[len(steps)-1].Kind != faults.SQL || steps[len(steps)-1].Backend == 0 {
+		return heldLock{}, false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var advisory, idle, open bool
+	var key string
+	err := ra.c.db.Pool().QueryRow(ctx, waitedLockSQL, int32(steps[len(steps)-1].Backend)).Scan(&advisory, &key, &idle, &open)
+	if err != nil {
+		return heldLock{}, false
+	}
+	switch {
+	case advisory && idle:
+		return heldLock{what: "the session advisory lock (" + key + ")", session: true}, true
+	case advisory && open:
+		return heldLock{what: "the advisory lock (" + key + ") of a transaction it left open", open: true}, true
+	case open:
+		return heldLock{what: "a lock of a transaction it left open", open: true}, true
+	}
+	return heldLock{what: "a lock"}, true
+}

@@ -175,3 +175,34 @@ func TestALockWaitOnAnOutsideSessionNamesIt(t *testing.T) {
 	require.Contains(t, texts[0], "point 1 (UPDATE orders SET notified = true WHERE id = 6735) waits for a lock held by a session the check did not open (application_name billing-cron). ")
 	require.Equal(t, texts[0], texts[1])
 }
+
+// keepsSessionLock takes a session advisory lock and returns without
+// unlocking it: its session, back in the worker's pool, still holds it.
+func keepsSessionLock(ctx context.Context, a *twice.Attempt) error {
+	if _, err := a.Pool.Exec(ctx, `SELECT pg_advisory_lock(4242)`); err != nil {
+		return err
+	}
+	_, err := a.Pool.Exec(ctx, `UPDATE customers SET points = 50 WHERE id = 77`)
+	return err
+}
+
+// A session advisory lock that a returned attempt's session still holds is
+// named as such, by its key, with the attempt that blocked on it; not as a
+// wait "outside PostgreSQL" (issue 43).
+func TestASessionLockHeldAfterReturnIsNamed(t *testing.T) {
+	t.Parallel()
+	rep := check(t, loyaltyJob("keeps a session lock", keepsSessionLock), twice.AttemptTimeout(2*time.Second), twice.Only("concurrent:A2B2"))
+	require.Len(t, rep.Findings, 1, rep.String())
+	f := rep.Findings[0]
+	require.Equal(t, "an attempt is stuck: concurrent: two deliveries of the same job at once, interleaved A2B2 (A is the first delivery, B the second)", f.Headline)
+	require.Equal(t, []string{"attempt 2 of job-1 (B) waited in PostgreSQL for 2s (AttemptTimeout) at point 1 (SELECT pg_advisory_lock(4242)) " +
+		"for the session advisory lock (4242), which the session of attempt 1 of job-1 (A) still held after A returned: " +
+		"a session advisory lock is released by pg_advisory_unlock or the end of its session, not by the end of its transaction or of the attempt; " +
+		"unlock it on every path, or take pg_advisory_xact_lock, which the end of its transaction releases; where the attempts were:\n" +
+		"    attempt 1 of job-1 (A): returned, its session still holding the session advisory lock (4242)\n" +
+		"    attempt 2 of job-1 (B): blocked in PostgreSQL on the session advisory lock (4242) of A at point 1 (SELECT pg_advisory_lock(4242))\n" +
+		"  the check crashed B (connections cut, context cancelled) and did not redeliver"}, problems(f))
+	require.Contains(t, f.Timeline, "|      STUCK (on the session advisory lock (4242), held by A's session after it returned)\n")
+	require.NotContains(t, rep.String(), "outside PostgreSQL")
+	require.NotContains(t, rep.String(), "waited on no lock")
+}

@@ -342,3 +342,67 @@ func BenchmarkRapidLoyalty(b *testing.B) {
 	}
 	b.ReportMetric(float64(checks)/b.Elapsed().Seconds(), "checks/s")
 }
+
+// rapidShrinkNote is what the failure rapid prints last says when rapid's
+// shrinking ran to -rapid.shrinktime.
+const rapidShrinkNote = "twice: rapid stopped shrinking at its time limit (-rapid.shrinktime): this case may not be the smallest that fails; " +
+	"run again with a larger -rapid.shrinktime (for example -rapid.shrinktime=10m) to shrink it further"
+
+// lastLog is the last line group rapid logged: its replay of the shrunk
+// case's failure.
+func (r *rapidTB) lastLog() string {
+	if len(r.logs) == 0 {
+		return ""
+	}
+	return r.logs[len(r.logs)-1]
+}
+
+// TestRapidSaysWhenShrinkingStoppedAtItsTimeLimit: rapid ends its
+// shrinking at -rapid.shrinktime without a word; the failure it prints last
+// says so, and a failure shrunk within the limit does not (issue 43).
+func TestRapidSaysWhenShrinkingStoppedAtItsTimeLimit(t *testing.T) {
+	t.Run("stopped at the limit", func(t *testing.T) {
+		setFlags(t, "rapid.nofailfile", "true", "rapid.shrinktime", "1ms", "rapid.seed", "381", "twice.budget", "default")
+		tb := newRapidTB(t, "TestRapidIncrement")
+		rapid.Check(tb, loyaltyProperty("reward, increment", rewardIncrement, nil))
+		if !strings.HasSuffix(tb.lastLog(), "\n"+rapidShrinkNote) {
+			t.Fatalf("the last failure does not end with %q:\n%s", rapidShrinkNote, tb.text())
+		}
+		if strings.Count(tb.text(), rapidShrinkNote) != 1 {
+			t.Errorf("the note is not said once:\n%s", tb.text())
+		}
+	})
+	t.Run("shrunk within the limit", func(t *testing.T) {
+		setFlags(t, "rapid.nofailfile", "true", "rapid.shrinktime", "10m", "rapid.seed", "381", "twice.budget", "quick")
+		tb := newRapidTB(t, "TestRapidOverlap")
+		rapid.Check(tb, func(rt *rapid.T) {
+			twice.AssertIdempotent(rt, ledgerNoUniqueJob("ledger: check, then act", checkThenAct))
+		})
+		if !tb.Failed() || strings.Contains(tb.text(), "shrinktime") {
+			t.Fatalf("want a failure without the note:\n%s", tb.text())
+		}
+	})
+}
+
+// TestRapidNamesTheScenarioItsLogNames: the overlaps run in every drawn
+// case; a failure in one says that the check ran it besides rapid's draw,
+// which the log names, not that rapid drew it (issue 43).
+func TestRapidNamesTheScenarioItsLogNames(t *testing.T) {
+	setFlags(t, "rapid.nofailfile", "true", "rapid.shrinktime", "10m", "rapid.seed", "381", "twice.budget", "quick")
+	tb := newRapidTB(t, "TestRapidOverlap")
+	rapid.Check(tb, func(rt *rapid.T) {
+		twice.AssertIdempotent(rt, ledgerNoUniqueJob("ledger: check, then act", checkThenAct))
+	})
+	out := tb.text()
+	for _, want := range []string{
+		"\ntwice: drew sequential of the 8 planned scenarios (the overlaps run besides them)\n",
+		"\n  the check ran scenario overlap@2 besides the scenarios rapid drew (every drawn case runs the overlaps); add -twice.run=overlap@2 to run only it on the same inputs.",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the failure does not say %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "rapid drew scenario overlap@2") {
+		t.Errorf("the failure says rapid drew a scenario it did not:\n%s", out)
+	}
+}

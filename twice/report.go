@@ -58,6 +58,7 @@ type Report struct {
 	parallelNote   string    // why fewer scenarios played at once than asked (go test -v only)
 	lanes          int       // how many databases played the sequential scenarios
 	shard          *shardRun // the shard this check was, when sharded (shard.go)
+	drawn          []string  // under rapid: the tokens of the scenarios it drew (rapid.go)
 }
 
 // OK reports whether the check ran and every scenario kept every promise.
@@ -117,7 +118,9 @@ func (r *Report) text() string {
 	fmt.Fprintf(&b, "twice: %s: %d of %d scenarios broke a promise\n\n", printableName(r.Job), len(r.Findings), total)
 	f := r.Findings[0]
 	b.WriteString(f.Headline + "\n")
-	b.WriteString("\n" + f.Timeline)
+	if f.Timeline != "" {
+		b.WriteString("\n" + f.Timeline)
+	}
 	for _, p := range f.Problems {
 		b.WriteString("\n" + p.Text + "\n")
 	}

@@ -85,7 +85,7 @@ func mermaid(sr *ScenarioRun) string {
 		if it.stuck != nil {
 			for _, i := range it.stuck.Stuck {
 				if i < n {
-					d.line("Note over %s: STUCK (outside PostgreSQL)", d.aliases[i])
+					d.line("Note over %s: %s", d.aliases[i], it.stuckNote(i))
 				}
 			}
 		}

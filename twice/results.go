@@ -117,6 +117,9 @@ type AttemptRecord struct {
 	// attempt returns normally and the queue loses its ack: that shows in
 	// the redelivery, not here.
 	CrashedBeforeAck bool
+	// closedPool: the attempt's statements failed because its worker's
+	// pool, a.Pool, was closed (closed_pool.go).
+	closedPool bool
 
 	// What the queue made of it (queue.go).
 	Acked        bool   // the ack had committed in the job's own transaction

@@ -1,0 +1,58 @@
+package twice
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/puddle/v2"
+)
+
+// a.Pool is the check's: it is made before the attempt and used by every
+// delivery on its worker after it. A job that closes it (a constructor
+// that takes a pool and closes it, defer pool.Close()) leaves every later
+// statement on it failing with "closed pool": the check proves nothing
+// about the job, and says so instead of a diff of the rows those
+// deliveries could not write.
+
+// errClosedPool is the check's refusal when the job closed a.Pool.
+var errClosedPool = errors.New("twice: the job closed the check's pool (a.Pool.Close(), or a component given a.Pool that closes it, " +
+	"as a constructor's defer pool.Close() does): the statements on it after that failed with \"closed pool\", so the check proves nothing about the job; " +
+	"a.Pool belongs to the check, which closes it: do not close it (give a component that closes its pool one of its own, " +
+	"pgxpool.NewWithConfig(ctx, a.Pool.Config()))")
+
+// closedPool reports whether err says the pool was closed and the worker's
+// pool p is (asked only then: an acquire on an open pool takes one of the
+// worker's connections).
+func closedPool(err error, p *pgxpool.Pool) bool {
+	if err == nil || p == nil || !strings.Contains(err.Error(), "closed pool") {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	conn, aerr := p.Acquire(ctx)
+	if aerr == nil {
+		conn.Release()
+		return false
+	}
+	return errors.Is(aerr, puddle.ErrClosedPool)
+}
+
+// poolClosedByJob returns the check's refusal when an attempt found its
+// worker's pool closed.
+func poolClosedByJob(rep *Report) error {
+	runs := rep.Scenarios
+	if rep.Reference != nil {
+		runs = append([]*ScenarioRun{rep.Reference}, runs...)
+	}
+	for _, sr := range runs {
+		for _, a := range sr.Attempts {
+			if a.closedPool {
+				return errClosedPool
+			}
+		}
+	}
+	return nil
+}
