@@ -86,7 +86,8 @@ type Job[T river.JobArgs] struct {
 // check thus compares the next run River inserts, not a replay of the
 // first.
 type PeriodicJob[T river.JobArgs] struct {
-	// Schedule is the schedule given to river.NewPeriodicJob.
+	// Schedule is the schedule given to river.NewPeriodicJob; nil plays no
+	// next run.
 	Schedule river.PeriodicSchedule
 	// Args builds one run's args and insert options at now, the run's time
 	// on the check's clock. It is the app's constructor with its

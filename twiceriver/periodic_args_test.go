@@ -185,3 +185,34 @@ func TestPeriodicJobBuildsTheNextRunsArgs(t *testing.T) {
 		t.Errorf("the replayed next runs' args named months %v, want %v", seen.months, want)
 	}
 }
+
+// The app's constructor as given to river.NewPeriodicJob (Constructor)
+// is called for every run too; it reads no clock of the check's. One
+// that builds the same month at every run (as time.Now() does within a
+// check) gives the next run the first run's month, so the twin closing
+// the month in its args passes, as under Job.Periodic. Its nil insert
+// options are Job.InsertOpts (one attempt).
+func TestPeriodicJobTakesTheAppsConstructor(t *testing.T) {
+	t.Parallel()
+	seen := &monthsSeen{}
+	job := closeMonthJob(false, seen)
+	job.InsertOpts = &river.InsertOpts{MaxAttempts: 1}
+	job.PeriodicJob = &twiceriver.PeriodicJob[CloseMonthArgs]{
+		Schedule:    monthly{},
+		Constructor: func() (river.JobArgs, *river.InsertOpts) { return CloseMonthArgs{Month: "2026-09"}, nil },
+	}
+	rep := twiceriver.Check(t.Context(), job)
+	if rep.Err != nil || !rep.OK() {
+		t.Fatalf("the twin with a constructor building September at every run:\n%s", rep)
+	}
+	if want := []string{"2026-09"}; !slices.Equal(seen.months, want) {
+		t.Errorf("the next runs' args named months %v, want %v (the constructor's)", seen.months, want)
+	}
+	js, err := rep.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(js), `"max_deliveries": 1,`) {
+		t.Errorf("the JSON report's max_deliveries is not Job.InsertOpts' MaxAttempts (1):\n%s", js)
+	}
+}
