@@ -69,10 +69,10 @@ type Job[T river.JobArgs] struct {
 	// args (a month, a cursor, time.Now()), use PeriodicJob.
 	Periodic river.PeriodicSchedule
 	// PeriodicJob is the app's periodic job whose constructor builds each
-	// run's args, or nil. It replaces Periodic, Args and InsertOpts: every
-	// run's args are the constructor's (see PeriodicJob). Args is used
-	// only for its type's methods (Kind, InsertOpts, Hooks): leave it
-	// zero.
+	// run's args, or nil. It replaces Periodic and Args: every run's args
+	// are the constructor's (see PeriodicJob). InsertOpts stands in for
+	// the constructor's nil insert options. Args is used only for its
+	// type's methods (Kind, InsertOpts, Hooks): leave it zero.
 	PeriodicJob *PeriodicJob[T]
 }
 
