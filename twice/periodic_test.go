@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
 	"github.com/twicekit/twicekit/pgfixture"
@@ -141,4 +142,36 @@ func TestPeriodicScheduleRunsAtItsNextTime(t *testing.T) {
 
 	rep, tokens = findingTokens(t, outboxJob(false), append(outboxOptions, twice.PeriodicSchedule(nightly))...)
 	require.Contains(t, tokens, "crash-after@2", rep.String())
+}
+
+// A queue's hooks get the check's clock at each delivery (Delivery.Now):
+// the first run's at the clock's start, the next scheduled run's at its
+// time, so a queue can build that run's input as its scheduler would then.
+func TestDeliveryNowIsTheNextRunsTime(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	fetched, settled := map[string]time.Time{}, map[string]time.Time{}
+	job := twice.Job{
+		Name:   "delivery_now",
+		Schema: outboxSchema,
+		Run:    func(ctx context.Context, a *twice.Attempt) error { return nil },
+	}
+	rep := twice.Check(t.Context(), job, twice.Periodic(15*time.Minute), twice.Only("sequential"),
+		twice.QueueBookkeeping(func(_ context.Context, _ *pgxpool.Pool, d twice.Delivery) (string, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			fetched[d.JobID] = d.Now
+			return "", nil
+		}, func(_ context.Context, _ *pgxpool.Pool, d twice.Delivery) error {
+			mu.Lock()
+			defer mu.Unlock()
+			settled[d.JobID] = d.Now
+			return nil
+		}))
+	require.NoError(t, rep.Err)
+	require.True(t, rep.OK(), "%s", rep)
+	start := time.Date(2026, time.October, 12, 9, 0, 0, 0, time.UTC)
+	want := map[string]time.Time{"job-1": start, "next-run": start.Add(15 * time.Minute)}
+	require.Equal(t, want, fetched, "the fetch hook's Delivery.Now")
+	require.Equal(t, want, settled, "the settle hook's Delivery.Now")
 }

@@ -3,6 +3,7 @@ package twice
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -29,6 +30,11 @@ type Delivery struct {
 	// FollowUp is the key of the follow-up (FollowUp.Key) when the job is
 	// one the checked job enqueued (WorkFollowUps); "" for the checked job.
 	FollowUp string
+	// Now is the time on the check's clock at the delivery (Attempt.Now).
+	// For the next scheduled run (job ID "next-run", Periodic) it is that
+	// run's time, so a queue can build the run's input as its scheduler
+	// would then.
+	Now time.Time
 }
 
 // QueueHook is a hook of the queue, called on the check's own connection
@@ -176,7 +182,7 @@ func (c *checker) queueFetch(ctx context.Context, pool *pgxpool.Pool, jobID stri
 	if c.cfg.queue.fetch == nil {
 		return ""
 	}
-	d := Delivery{JobID: jobID, Number: number, Pool: pool}
+	d := Delivery{JobID: jobID, Number: number, Pool: pool, Now: c.now()}
 	d.FollowUp, _, _ = c.followUpOf(jobID)
 	skip, err := c.cfg.queue.fetch(ctx, c.db.Pool(), d)
 	if err != nil {
@@ -194,7 +200,7 @@ func (c *checker) afterAttempt(ctx context.Context, rec *AttemptRecord, ackLost 
 	if rec.Panic != "" || rec.Hung || rec.NotDelivered {
 		return
 	}
-	d := Delivery{JobID: rec.JobID, Number: rec.Number, Err: rec.Err}
+	d := Delivery{JobID: rec.JobID, Number: rec.Number, Err: rec.Err, Now: c.now()}
 	d.FollowUp, _, _ = c.followUpOf(rec.JobID)
 	if !rec.Crashed && rec.Err != nil && q.terminal != nil && q.terminal(rec.Err) {
 		rec.Terminal = true

@@ -49,6 +49,9 @@
 // Index:
 //   - [Job]: the worker, its args, the schema and seed, the app's
 //     river.Config.
+//   - [PeriodicJob]: the app's periodic job, its schedule and the
+//     constructor that builds each run's args (Job.PeriodicJob); the next
+//     run's args are built at its time on the check's clock.
 //   - [PanicError], [SnoozedForeverError]: what an attempt returns when
 //     River recovered a panic, or the job snoozed without end.
 //   - [Check] (the report), [AssertIdempotent] (Fatalf), [ExpectIdempotent]

@@ -64,8 +64,58 @@ type Job[T river.JobArgs] struct {
 	// periodic enqueuer inserts the next run as a new job with the same
 	// args; the check plays it after every scenario, at the schedule's next
 	// time on the check's clock (twice.PeriodicSchedule). A job River gave
-	// up on is then no finding when its next run succeeds.
+	// up on is then no finding when its next run succeeds. The next run
+	// replays Args: for a periodic job whose constructor builds each run's
+	// args (a month, a cursor, time.Now()), use PeriodicJob.
 	Periodic river.PeriodicSchedule
+	// PeriodicJob is the app's periodic job whose constructor builds each
+	// run's args, or nil. It replaces Periodic and Args: every run's args
+	// are the constructor's (see PeriodicJob). InsertOpts stands in for
+	// the constructor's nil insert options. Args is used only for its
+	// type's methods (Kind, InsertOpts, Hooks): leave it zero.
+	PeriodicJob *PeriodicJob[T]
+}
+
+// PeriodicJob is a periodic job as the app gives it to river.NewPeriodicJob:
+// its schedule and the constructor River's periodic enqueuer calls at every
+// run to build that run's args. River's *river.PeriodicJob keeps both
+// unexported, so the check takes them here. The first run (and a duplicate
+// of it) is inserted with the constructor's args at the check's clock when
+// it is first delivered. The next run plays at the schedule's next time on
+// the check's clock, inserted with the constructor's args built then. The
+// check thus compares the next run River inserts, not a replay of the
+// first.
+type PeriodicJob[T river.JobArgs] struct {
+	// Schedule is the schedule given to river.NewPeriodicJob; nil plays no
+	// next run.
+	Schedule river.PeriodicSchedule
+	// Args builds one run's args and insert options at now, the run's time
+	// on the check's clock. It is the app's constructor with its
+	// time.Now() taken as a parameter; the app gives River
+	// func() (river.JobArgs, *river.InsertOpts) { return Args(time.Now()) }.
+	// Nil insert options are Job.InsertOpts; River merges them with the
+	// args' InsertOpts field by field, as for any insert.
+	Args func(now time.Time) (T, *river.InsertOpts)
+	// Constructor is the constructor given to river.NewPeriodicJob, used
+	// when Args is nil. Its args must decode into T (they are inserted as
+	// River inserts them, as JSON). It reads the wall clock, not the
+	// check's: a constructor built on time.Now() gives the next run the
+	// first run's month, so prefer Args. Nil args mean River inserts no job
+	// for that run, and the check delivers none.
+	Constructor river.PeriodicJobConstructor
+}
+
+// build is the constructor at now: a run's args and insert options, or
+// nil args when the constructor inserts no job.
+func (p *PeriodicJob[T]) build(now time.Time) (river.JobArgs, *river.InsertOpts) {
+	switch {
+	case p.Args != nil:
+		args, opts := p.Args(now)
+		return args, opts
+	case p.Constructor != nil:
+		return p.Constructor()
+	}
+	return nil, nil
 }
 
 // config is the client's config as River fills it in (WithDefaults), with
@@ -175,7 +225,10 @@ func (job Job[T]) Twice() (twice.Job, []twice.Option) {
 	if why := job.overlapsOff(); why != "" {
 		opts = append(opts, twice.WithoutOverlappingDeliveries(why))
 	}
-	if job.Periodic != nil {
+	switch {
+	case job.PeriodicJob != nil && job.PeriodicJob.Schedule != nil:
+		opts = append(opts, twice.PeriodicSchedule(job.PeriodicJob.Schedule.Next))
+	case job.PeriodicJob == nil && job.Periodic != nil:
 		opts = append(opts, twice.PeriodicSchedule(job.Periodic.Next))
 	}
 	return j, opts

@@ -91,14 +91,15 @@ func (q *queue[T]) options() []twice.Option {
 // sees it: its job's Metadata is what River and the producer wrote.
 const marker = "twicekit_job_under_check"
 
-// insertOpts are the job's insert options with the marker in its metadata.
-func (q *queue[T]) insertOpts() (*river.InsertOpts, error) {
+// insertOpts are the insert options base of args with the marker in their
+// metadata.
+func insertOpts(args river.JobArgs, base *river.InsertOpts) (*river.InsertOpts, error) {
 	var o river.InsertOpts
-	if q.job.InsertOpts != nil {
-		o = *q.job.InsertOpts
+	if base != nil {
+		o = *base
 	}
 	meta := o.Metadata
-	if a, ok := any(q.job.Args).(river.JobArgsWithInsertOpts); ok && len(meta) == 0 {
+	if a, ok := args.(river.JobArgsWithInsertOpts); ok && len(meta) == 0 {
 		meta = a.InsertOpts().Metadata
 	}
 	m := map[string]any{}
@@ -147,10 +148,11 @@ func isCancel(err error) bool {
 // maxAttempts is how often River runs the job before it discards it: the
 // insert options', the args', the config's, River's default.
 func (q *queue[T]) maxAttempts() int {
-	if o := q.job.InsertOpts; o != nil && o.MaxAttempts > 0 {
-		return o.MaxAttempts
+	args, opts := q.argsOf(twice.Delivery{})
+	if opts != nil && opts.MaxAttempts > 0 {
+		return opts.MaxAttempts
 	}
-	if a, ok := any(q.job.Args).(river.JobArgsWithInsertOpts); ok && a.InsertOpts().MaxAttempts > 0 {
+	if a, ok := args.(river.JobArgsWithInsertOpts); ok && a.InsertOpts().MaxAttempts > 0 {
 		return a.InsertOpts().MaxAttempts
 	}
 	return q.cfg.MaxAttempts
@@ -223,11 +225,15 @@ func (q *queue[T]) fetch(ctx context.Context, db *pgxpool.Pool, d twice.Delivery
 			return "", err
 		}
 		defer func() { _ = tx.Rollback(ctx) }()
-		opts, err := q.insertOpts()
+		args, base := q.argsOf(d)
+		if args == nil {
+			return "the periodic job's constructor returned no args: River inserts no job for this run", nil
+		}
+		opts, err := insertOpts(args, base)
 		if err != nil {
 			return "", err
 		}
-		res, err := c.InsertTx(ctx, tx, q.job.Args, opts)
+		res, err := c.InsertTx(ctx, tx, args, opts)
 		if err != nil {
 			return "", fmt.Errorf("inserting the job with River's client: %w", err)
 		}
@@ -254,6 +260,23 @@ func (q *queue[T]) fetch(ctx context.Context, db *pgxpool.Pool, d twice.Delivery
 	st.rows[delivery{d.JobID, d.Number}] = row
 	q.mu.Unlock()
 	return "", nil
+}
+
+// argsOf are the args and insert options River inserts for d's job: the
+// job's Args and InsertOpts, or a PeriodicJob's constructor's at d.Now, the
+// delivery's time on the check's clock (the next run's time for the next
+// run). The constructor's nil insert options are the job's InsertOpts.
+// Nil args: the constructor inserts no job.
+func (q *queue[T]) argsOf(d twice.Delivery) (river.JobArgs, *river.InsertOpts) {
+	p := q.job.PeriodicJob
+	if p == nil {
+		return q.job.Args, q.job.InsertOpts
+	}
+	args, opts := p.build(d.Now)
+	if opts == nil {
+		opts = q.job.InsertOpts
+	}
+	return args, opts
 }
 
 // rescue is River's rescuer on a job left running: one more error
