@@ -93,15 +93,19 @@ func keyHints(want, got *canonRun, diff []pgfixture.TableDiff, mismatches []effe
 // effect's place) the key that most places of rows try first, then by
 // name.
 //
-// Every run (the reference and each scenario) then renames a token at a
-// designated place when it equals a value of one of the place's keys in
-// that run: it becomes that key's value, the same varying value as in the
-// key's own column (the first key in order that holds it).
+// A scenario confirms the places: a place (and a key of it) stays
+// designated when the scenario too holds a value of the key there. Both
+// runs then rename a token at a designated place when it equals a value of
+// one of the place's keys in that run: it becomes that key's value, the
+// same varying value as in the key's own column (the first key in order
+// that holds it).
 //
 // A small number that is no key can equal a key's value by chance and be
 // renamed in one run but not in another. So a scenario that differs with
 // the copies renamed is compared again as before (copies raw), and passes
-// when it is equal so. The limits: a place holding copies of two keys
+// when it is equal so. When it differs both ways, the report shows the way
+// with fewer differing tables and effects (the copies renamed on a tie). The
+// limits: a place holding copies of two keys
 // whose values overlap may pick another key in a scenario than in the
 // reference (a false alarm); a number that is no key but equals a key's
 // value in both runs, moved by a burned value, may hide a difference (a
@@ -153,67 +157,7 @@ func findKeyCopies(ref *ScenarioRun) *keyCopies {
 	if len(vals) == 0 {
 		return nil
 	}
-	count := map[string]map[string]int{} // place -> key -> tokens
-	owner := map[string]string{}         // place -> its table ("" for an effect's)
-	note := func(place, table, word string) {
-		for _, k := range vals[word] {
-			if count[place] == nil {
-				count[place] = map[string]int{}
-				owner[place] = table
-			}
-			count[place][k]++
-		}
-	}
-	noteText := func(base, table, text string) {
-		locs := wordRe.FindAllStringIndex(text, -1)
-		skel := ""
-		for j, m := range locs {
-			if w := text[m[0]:m[1]]; len(vals[w]) > 0 {
-				if skel == "" {
-					skel = skeleton(text, locs)
-				}
-				note(tokenPlace(base, skel, j), table, w)
-			}
-		}
-	}
-	s := ref.Snapshot
-	for _, t := range s.Tables() {
-		rows := s.Rows(t)
-		if len(rows) == 0 {
-			continue
-		}
-		for i, col := range rows[0].Columns {
-			if s.GeneratedKey(t, col) != "" {
-				continue
-			}
-			isJSON := mayHoldJSON(s.ColumnType(t, col))
-			for _, r := range rows {
-				v := r.Values[i]
-				if v == "NULL" || !strings.ContainsAny(v, "0123456789") {
-					continue
-				}
-				if isJSON {
-					if leaves, ok := jsonLeaves(v); ok {
-						for _, l := range leaves {
-							if text, ok := leafText(l); ok {
-								noteText(jsonPlace(t, col, l.path), t, text)
-							}
-						}
-						continue
-					}
-				}
-				noteText(rowBase(t, col), t, v)
-			}
-		}
-	}
-	for _, e := range ref.Effects {
-		w := effectWords(e)
-		for j, word := range w.words {
-			if len(vals[word]) > 0 {
-				note(tokenPlace(effectBase(e.Kind), w.skeleton, j), "", word)
-			}
-		}
-	}
+	count, owner := countCopies(ref, vals, nil)
 	if len(count) == 0 {
 		return nil
 	}
@@ -258,6 +202,109 @@ func findKeyCopies(ref *ScenarioRun) *keyCopies {
 		}
 	}
 	return kc
+}
+
+// countCopies counts, per place of a run and key, the words there equal to
+// a value of the key (vals); with bases, only in those columns and effect
+// kinds. owner is each place's table ("" for an effect's).
+func countCopies(sr *ScenarioRun, vals map[string][]string, bases map[string]bool) (count map[string]map[string]int, owner map[string]string) {
+	count, owner = map[string]map[string]int{}, map[string]string{}
+	note := func(place, table, word string) {
+		for _, k := range vals[word] {
+			if count[place] == nil {
+				count[place] = map[string]int{}
+				owner[place] = table
+			}
+			count[place][k]++
+		}
+	}
+	noteText := func(base, table, text string) {
+		locs := wordRe.FindAllStringIndex(text, -1)
+		skel := ""
+		for j, m := range locs {
+			if w := text[m[0]:m[1]]; len(vals[w]) > 0 {
+				if skel == "" {
+					skel = skeleton(text, locs)
+				}
+				note(tokenPlace(base, skel, j), table, w)
+			}
+		}
+	}
+	in := func(base string) bool { return bases == nil || bases[base] }
+	s := sr.Snapshot
+	for _, t := range s.Tables() {
+		rows := s.Rows(t)
+		if len(rows) == 0 {
+			continue
+		}
+		for i, col := range rows[0].Columns {
+			if s.GeneratedKey(t, col) != "" || !in(rowBase(t, col)) && !in(jsonBase(t, col)) {
+				continue
+			}
+			isJSON := mayHoldJSON(s.ColumnType(t, col))
+			for _, r := range rows {
+				v := r.Values[i]
+				if v == "NULL" || !strings.ContainsAny(v, "0123456789") {
+					continue
+				}
+				if isJSON {
+					if leaves, ok := jsonLeaves(v); ok {
+						for _, l := range leaves {
+							if text, ok := leafText(l); ok {
+								noteText(jsonPlace(t, col, l.path), t, text)
+							}
+						}
+						continue
+					}
+				}
+				noteText(rowBase(t, col), t, v)
+			}
+		}
+	}
+	for _, e := range sr.Effects {
+		if !in(effectBase(e.Kind)) {
+			continue
+		}
+		w := effectWords(e)
+		for j, word := range w.words {
+			if len(vals[word]) > 0 {
+				note(tokenPlace(effectBase(e.Kind), w.skeleton, j), "", word)
+			}
+		}
+	}
+	return count, owner
+}
+
+// confirmed is kc without the places (and keys of a place) where the
+// scenario holds no value of the key: a number the reference run's key
+// equals by chance ("in 2 days") is then compared raw in both runs. It is
+// kc itself when the scenario confirms every place, so that the reference
+// run's canonical form is made once.
+func (kc *keyCopies) confirmed(sr *ScenarioRun) *keyCopies {
+	if kc == nil || sr.Snapshot == nil {
+		return kc
+	}
+	count, _ := countCopies(sr, keyValues(sr.Snapshot), kc.bases)
+	var out *keyCopies
+	for _, place := range slices.Sorted(maps.Keys(kc.places)) {
+		keys := kc.places[place]
+		kept := slices.DeleteFunc(slices.Clone(keys), func(k string) bool { return count[place][k] == 0 })
+		if len(kept) == len(keys) {
+			continue
+		}
+		if out == nil {
+			out = &keyCopies{places: maps.Clone(kc.places), bases: kc.bases}
+		}
+		if len(kept) == 0 {
+			delete(out.places, place)
+		} else {
+			out.places[place] = kept
+		}
+	}
+	if out == nil {
+		return kc
+	}
+	return out
 }
 
 // tokenPlace is the place of the j-th word of a text with that skeleton.

@@ -191,3 +191,30 @@ func mismatchTexts(ms []effects.Mismatch) []string {
 	}
 	return out
 }
+
+// A key copied into a column without a foreign key, and into its text,
+// is renamed with the key too.
+func TestGeneratedKeyCopiedIntoAPlainColumn(t *testing.T) {
+	t.Parallel()
+	schema := pgfixture.SQL(`
+CREATE TABLE invoices (id bigserial PRIMARY KEY, customer text NOT NULL UNIQUE, cents int NOT NULL);
+CREATE TABLE reminders (invoice_id bigint NOT NULL, note text NOT NULL);`)
+	job := twice.Job{Name: "remind of ada's invoice", Schema: schema,
+		Seed: twice.SeedSQL(`INSERT INTO invoices (customer, cents) VALUES ('bob', 500)`),
+		Run: func(ctx context.Context, a *twice.Attempt) error {
+			return pgx.BeginFunc(ctx, a.Pool, func(tx pgx.Tx) error {
+				var id int64
+				err := tx.QueryRow(ctx, `INSERT INTO invoices (customer, cents) VALUES ('ada', 1200) ON CONFLICT (customer) DO NOTHING RETURNING id`).Scan(&id)
+				if err == pgx.ErrNoRows {
+					return nil
+				}
+				if err != nil {
+					return err
+				}
+				_, err = tx.Exec(ctx, `INSERT INTO reminders VALUES ($1, 'pay invoice #' || $2 || ' of 12.00 in 2 days')`, id, fmt.Sprint(id))
+				return err
+			})
+		}}
+	rep, tokens := findingTokens(t, job, twice.EveryCrashPoint())
+	require.Empty(t, tokens, rep.String())
+}
