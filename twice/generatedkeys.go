@@ -79,7 +79,7 @@ func keyHints(want, got *canonRun, diff []pgfixture.TableDiff, mismatches []effe
 // own column and its foreign-key referrers (a trigger's row_to_json(NEW) in
 // a jsonb column, a column without a foreign key, a follow-up's args, an
 // email saying "invoice #2") is renamed with the key it copies, in the same
-// run. The rule has three parts.
+// run. The rule has four parts.
 //
 // A place is where a token stands: a table's column, a JSON column's leaf
 // (by path), or an effect kind's text; with the text's skeleton (its words
@@ -104,12 +104,13 @@ func keyHints(want, got *canonRun, diff []pgfixture.TableDiff, mismatches []effe
 // renamed in one run but not in another. So a scenario that differs with
 // the copies renamed is compared again as before (copies raw), and passes
 // when it is equal so. When it differs both ways, the report shows the way
-// with fewer differing tables and effects (the copies renamed on a tie). The
-// limits: a place holding copies of two keys
-// whose values overlap may pick another key in a scenario than in the
-// reference (a false alarm); a number that is no key but equals a key's
-// value in both runs, moved by a burned value, may hide a difference (a
-// missed bug); a JSON string with escapes is compared raw.
+// with fewer differing tables and effects (the copies renamed on a tie).
+//
+// The limits. A place holding copies of two keys whose values overlap may
+// pick another key in a scenario than in the reference (a false alarm). A
+// number that is no key but equals a key's value in both runs, moved by a
+// burned value, may hide a difference (a missed bug). A JSON string with
+// escapes is compared raw. The timeline's labels print key values raw.
 
 // keyCopies are the places where the reference run copies generated keys.
 type keyCopies struct {
