@@ -47,22 +47,26 @@ type canonRun struct {
 	types   *pgfixture.Snapshot // the snapshot read, for its column types
 
 	snapSource *pgfixture.Snapshot // the snapshot this run was made from
+	copies     *keyCopies          // the copies of generated keys renamed (generatedkeys.go)
 	keyRows    map[string]string   // a generated key's marker -> the row it is the key of
 }
 
 // canon replaces the varying values of a run by markers. A nil varyingSet (no
-// second clean run) leaves the run as it is.
-func (sh *varyingSet) canon(sr *ScenarioRun) *canonRun {
+// second clean run) replaces only its generated keys. The copies of
+// generated keys at the places kc designates are renamed with their keys
+// (generatedkeys.go); a nil kc renames none.
+func (sh *varyingSet) canon(sr *ScenarioRun, kc *keyCopies) *canonRun {
 	if sh == nil {
 		if !hasGeneratedKeys(sr.Snapshot) {
 			return &canonRun{snap: sr.Snapshot, effects: sr.Effects, types: sr.Snapshot}
 		}
 		sh = &varyingSet{exact: true, keysOnly: true}
 	}
-	if sh.ref != nil && sr.Snapshot == sh.ref.snapSource {
+	if sh.ref != nil && sr.Snapshot == sh.ref.snapSource && sh.ref.copies == kc {
 		return sh.ref
 	}
 	g := &varyingGraph{index: map[string]int{}}
+	cp := newCopier(kc, sr.Snapshot)
 	// The database: rows as items whose cells are literal or varying values.
 	var tables []string
 	if sr.Snapshot != nil {
@@ -81,7 +85,7 @@ func (sh *varyingSet) canon(sr *ScenarioRun) *canonRun {
 					continue
 				}
 				if mayHoldJSON(sr.Snapshot.ColumnType(t, col)) && v != "NULL" && !sh.cols[t][col] {
-					if parts, ok := sh.jsonParts(g, t, col, v); ok {
+					if parts, ok := sh.jsonParts(g, cp, t, col, v); ok {
 						it.parts = append(it.parts, parts...)
 						continue
 					}
@@ -91,6 +95,12 @@ func (sh *varyingSet) canon(sr *ScenarioRun) *canonRun {
 				stable := v == "NULL" || sh.stable[t+"\x00"+col+"\x00"+v]
 				random := !sh.keysOnly && (uuidRe.MatchString(raw) || (isTime && sh.nearWall(v))) // never printed raw
 				if stable || (!sh.cols[t][col] && !random) {
+					if cp.has(rowBase(t, col)) {
+						if parts, ok := cp.textParts(g, rowBase(t, col), v); ok {
+							it.parts = append(it.parts, parts...)
+							continue
+						}
+					}
 					it.parts = append(it.parts, varyingPart{lit: v, v: -1})
 					continue
 				}
@@ -114,9 +124,16 @@ func (sh *varyingSet) canon(sr *ScenarioRun) *canonRun {
 		w := effectWords(e)
 		effParts[i] = w
 		fresh := sh.words[e.Kind+"\x00"+w.skeleton]
+		copies := cp.has(effectBase(e.Kind))
 		it := varyingItem{head: e.Kind}
 		for j, word := range w.words {
 			it.parts = append(it.parts, varyingPart{lit: w.seps[j], v: -1})
+			if copies && !fresh[j] {
+				if k := cp.key(tokenPlace(effectBase(e.Kind), w.skeleton, j), word); k != "" {
+					it.parts = append(it.parts, keyPart(g, k, word))
+					continue
+				}
+			}
 			_, known := g.index[word]
 			isTime := timeWordRe.MatchString(word)
 			random := !sh.keysOnly && !sh.same[word] && (uuidRe.MatchString(word) || (isTime && sh.nearWall(word)))
@@ -137,7 +154,7 @@ func (sh *varyingSet) canon(sr *ScenarioRun) *canonRun {
 		effItems[i] = g.add(it)
 	}
 	marks := g.markers(sh.exact)
-	cr := &canonRun{raw: map[string]string{}, keyRows: map[string]string{}, snapSource: sr.Snapshot}
+	cr := &canonRun{raw: map[string]string{}, keyRows: map[string]string{}, snapSource: sr.Snapshot, copies: kc}
 	for raw, i := range g.index {
 		cr.raw[raw] = marks[i]
 		if len(raw) >= minVaryingText && g.kinds[i] != varyingKey {
@@ -203,18 +220,37 @@ func (sh *varyingSet) canon(sr *ScenarioRun) *canonRun {
 
 // jsonParts are the parts of a JSON value: its text, with the leaves that
 // vary (by path, or looking random) replaced by varying values, quoted so
-// that the text stays JSON; ok is false when v is not JSON.
-func (sh *varyingSet) jsonParts(g *varyingGraph, t, col, v string) ([]varyingPart, bool) {
+// that the text stays JSON, and the words of other leaves copying a
+// generated key (cp) replaced by the key's values; ok is false when v is
+// not JSON.
+func (sh *varyingSet) jsonParts(g *varyingGraph, cp *copier, t, col, v string) ([]varyingPart, bool) {
 	leaves, ok := jsonLeaves(v)
 	if !ok {
 		return nil, false
 	}
+	copies := cp.has(jsonBase(t, col))
 	var parts []varyingPart
 	last := 0
 	for _, l := range leaves {
 		isTime := l.str && timeWordRe.MatchString(l.value)
 		random := !sh.keysOnly && l.str && (uuidRe.MatchString(l.value) || (isTime && sh.nearWall(l.value)))
 		if sh.stable[t+"\x00"+col+"."+l.path+"\x00"+l.raw] || (!sh.json[t+"\x00"+col][l.path] && !random) {
+			if !copies {
+				continue
+			}
+			text, ok := leafText(l)
+			if !ok {
+				continue
+			}
+			words, ok := cp.textParts(g, jsonPlace(t, col, l.path), text)
+			if !ok {
+				continue
+			}
+			// quoted (a number too), so that the text stays JSON
+			parts = append(parts, varyingPart{lit: v[last:l.start] + `"`, v: -1})
+			parts = append(parts, words...)
+			parts = append(parts, varyingPart{lit: `"`, v: -1})
+			last = l.end
 			continue
 		}
 		kind := varyingValue

@@ -296,6 +296,7 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 		rep.Err = err
 		return
 	}
+	ref.keyCopies = findKeyCopies(ref) // generatedkeys.go
 	if err := c.secondReference(ctx, ref, rep); err != nil {
 		rep.Err = err
 		return

@@ -43,6 +43,7 @@ type ScenarioRun struct {
 	followUpsPastLimit int
 	followUpProblems   []Problem     // what went wrong with the follow-ups: a reference run's are a finding
 	varyingSet         *varyingSet   // the reference's: what differs between two clean runs (varying.go)
+	keyCopies          *keyCopies    // the reference's: where it copies generated keys (generatedkeys.go)
 	interleaving       *interleaving // what the scheduler did in a concurrent scenario
 }
 

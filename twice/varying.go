@@ -107,7 +107,7 @@ func (c *checker) secondReference(ctx context.Context, ref *ScenarioRun, rep *Re
 	latest = c.cfg.nextRun(latest)
 	sh := detectVarying(ref, again, [2]time.Time{wall0, wall1}, [2]time.Time{c.cfg.start, latest})
 	sh.exact = c.cfg.exactValues
-	sh.ref = sh.canon(ref)
+	sh.ref = sh.canon(ref, ref.keyCopies)
 	ref.varyingSet = sh
 	rep.Varying = sh.found
 	return nil

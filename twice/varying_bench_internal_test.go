@@ -57,7 +57,7 @@ func BenchmarkShapeCompare(b *testing.B) {
 		}
 		a, c := run(1), run(2)
 		sh := detectVarying(a, run(3), [2]time.Time{}, [2]time.Time{})
-		sh.ref = sh.canon(a)
+		sh.ref = sh.canon(a, nil)
 		a.varyingSet = sh
 		b.Run(fmt.Sprintf("rows=%d/shape", n), func(b *testing.B) {
 			for b.Loop() {
