@@ -190,7 +190,8 @@ func mustJSON(v any) string {
 }
 
 // TestAMissingShardFailsTheMerge: without shard 3 of 4 no verdict can be
-// given, and twice-merge says which shard is missing.
+// given, and twice-merge says which shard is missing; a partial shard fails
+// the merge unless it says why a partial check is enough.
 func TestAMissingShardFailsTheMerge(t *testing.T) {
 	_, dirs := playShards(t, rewardOrders(true))
 	var stdout, stderr bytes.Buffer
@@ -206,6 +207,7 @@ func TestAMissingShardFailsTheMerge(t *testing.T) {
 	if code := run([]string{t.TempDir()}, &stdout, &stderr); code != exitMerge || !strings.Contains(stderr.String(), "no twice JSON reports") {
 		t.Fatalf("no reports: exit %d (want %d), stderr:\n%s", code, exitMerge, stderr.String())
 	}
+	partialShardFailsTheMerge(t, dirs) // the same shards' reports, edited
 }
 
 // TestABadShardIsRefused: a shard outside 1..n stops the check with a
@@ -279,11 +281,10 @@ func parseWorkflowShards(wf string) (int, error) {
 	return n, nil
 }
 
-// TestAPartialShardFailsTheMerge: a shard whose wall budget left
-// scenarios out makes the merged check partial, which is not a pass unless
-// the shard says why it is enough (twice.PartialCheck).
-func TestAPartialShardFailsTheMerge(t *testing.T) {
-	_, dirs := playShards(t, rewardOrders(true))
+// partialShardFailsTheMerge: a shard whose wall budget left scenarios out
+// makes the merged check partial, which is not a pass unless the shard says
+// why it is enough (twice.PartialCheck). It edits shard 2's report in dirs.
+func partialShardFailsTheMerge(t *testing.T, dirs []string) {
 	path := filepath.Join(dirs[1], "TestShards--job.json")
 	edit := func(partialOK string) {
 		b, err := os.ReadFile(path)
