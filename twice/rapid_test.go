@@ -273,7 +273,9 @@ func TestRapidFailFileReplaysInAnotherProcess(t *testing.T) {
 	if !strings.Contains(second, "[rapid] failed after 0 tests") {
 		t.Errorf("the second process did not replay the fail file first:\n%s", second)
 	}
-	r1, r2 := twiceReport(first), twiceReport(second)
+	// Under load the first process's shrinking may stop at its 5 s limit,
+	// and then its last failure says so; the replay shrinks nothing.
+	r1, r2 := withoutShrinkLimit(twiceReport(first)), twiceReport(second)
 	if r1 == "" || r1 != r2 {
 		t.Fatalf("the replay differs:\n--- first process\n%s\n--- second process\n%s", r1, r2)
 	}
@@ -405,4 +407,16 @@ func TestRapidNamesTheScenarioItsLogNames(t *testing.T) {
 	if strings.Contains(out, "rapid drew scenario overlap@2") {
 		t.Errorf("the failure says rapid drew a scenario it did not:\n%s", out)
 	}
+}
+
+// withoutShrinkLimit drops the line that says rapid's shrinking stopped at
+// -rapid.shrinktime: it depends on the machine's speed.
+func withoutShrinkLimit(report string) string {
+	var keep []string
+	for _, line := range strings.Split(report, "\n") {
+		if !strings.HasPrefix(strings.TrimSpace(line), "twice: rapid stopped shrinking at its time limit") {
+			keep = append(keep, line)
+		}
+	}
+	return strings.Join(keep, "\n")
 }

@@ -193,5 +193,8 @@ func TestThreeFourSecondStatements(t *testing.T) {
 		twice.WallBudget(twice.DefaultWallBudget)) // the default, whatever TWICE_WALL says (.ci/run sets 0)
 	require.Less(t, time.Since(start), twice.DefaultWallBudget+10*time.Second)
 	require.True(t, rep.OK(), rep.String())
-	require.Contains(t, rep.String(), "the wall budget (2m0s) left out ")
+	// What it left out depends on the machine's speed: the concurrent
+	// scenarios (each about 24 s) at least, the sequential ones beyond the
+	// first round too on a loaded machine.
+	require.Contains(t, rep.Partial(), "the wall budget (2m0s) ", rep.String())
 }
