@@ -88,6 +88,10 @@ type Scenario struct {
 	// Schedule is the token of an Interleaved scenario's interleaving
 	// (concurrent.Schedule: "A2B3A").
 	Schedule string
+
+	// afterAck: point Point came after the ack, from a goroutine on a
+	// context that outlives the attempt.
+	afterAck bool
 }
 
 // kindSpec is everything about one scenario kind.
@@ -140,6 +144,13 @@ var kinds = [...]kindSpec{
 		name:  "crash-before",
 		token: func(s Scenario) string { return "crash@" + strconv.Itoa(s.Point) },
 		words: func(s Scenario, label string) string {
+			if s.afterAck {
+				d := fmt.Sprintf("crash after the ack, before point %d of %d", s.Point, s.Of)
+				if label != "" {
+					d += " (" + label + ")"
+				}
+				return d + ": the worker died after the ack, before the goroutine's work; the job was acked, so no redelivery"
+			}
 			d := fmt.Sprintf("crash before point %d of %d", s.Point, s.Of)
 			if label != "" {
 				d += " (" + label + ")"
@@ -149,7 +160,7 @@ var kinds = [...]kindSpec{
 		plan: func(p planning, _ faults.Step) []Scenario {
 			var out []Scenario
 			for _, i := range p.crashPoints {
-				out = append(out, Scenario{Kind: CrashBefore, Point: i, Label: p.steps[i-1].Label})
+				out = append(out, Scenario{Kind: CrashBefore, Point: i, Label: p.steps[i-1].Label, afterAck: p.steps[i-1].AfterAck})
 			}
 			return out
 		},
