@@ -287,12 +287,12 @@ func (r *Run) RefuseEnded(ctx context.Context, label string) bool {
 	return true
 }
 
-// Done reports whether the attempt's job function returned ([Run.Refuse]
-// or [Run.Finish] was called).
+// Done reports whether the attempt's job function returned ([Run.Return],
+// [Run.Refuse] or [Run.Finish] was called).
 func (r *Run) Done() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.done
+	return r.done || r.returned
 }
 
 // Late returns the labels of the calls refused with [ErrFinished]: made
