@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/twicekit/twicekit/faults"
 )
 
 // A goroutine the job starts inherits the pprof labels of the goroutine
@@ -153,6 +155,18 @@ func libraryFunc(fn string) bool {
 		}
 	}
 	return false
+}
+
+// pointsBeforeAck is how many of steps came before the ack: the points
+// after it (a goroutine's on a context that outlives the attempt) all come
+// once Run returned, after every point of Run.
+func pointsBeforeAck(steps []faults.Step) int {
+	for i, st := range steps {
+		if st.AfterAck {
+			return i
+		}
+	}
+	return len(steps)
 }
 
 // stillRunning is the AfterRun entry of an attempt whose goroutine made no

@@ -92,6 +92,9 @@ type Scenario struct {
 	// afterAck: point Point came after the ack, from a goroutine on a
 	// context that outlives the attempt.
 	afterAck bool
+	// beforeAck is how many of the reference run's points came before the
+	// ack, when some came after it (0 otherwise).
+	beforeAck int
 }
 
 // kindSpec is everything about one scenario kind.
@@ -173,9 +176,18 @@ var kinds = [...]kindSpec{
 		name:  "crash-after-last",
 		token: func(Scenario) string { return "crash@end" },
 		words: func(s Scenario, _ string) string {
+			if s.beforeAck > 0 {
+				return fmt.Sprintf("crash after point %d of %d, the last before the ack, then redelivery", s.beforeAck, s.Of)
+			}
 			return fmt.Sprintf("crash after the last point (%d of %d), before the ack, then redelivery", s.Of, s.Of)
 		},
-		plan: func(p planning, _ faults.Step) []Scenario { return []Scenario{{Kind: CrashAfterLast}} },
+		plan: func(p planning, _ faults.Step) []Scenario {
+			s := Scenario{Kind: CrashAfterLast}
+			if n := pointsBeforeAck(p.steps); n < len(p.steps) {
+				s.beforeAck = n
+			}
+			return []Scenario{s}
+		},
 		play: func(c *checker, ctx context.Context, sr *ScenarioRun, _ playArgs) error {
 			c.deliver(ctx, sr, job1, delivery{crashAfterReturn: true})
 			return nil
