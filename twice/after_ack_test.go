@@ -122,3 +122,26 @@ func TestAGoroutineAfterTheAckIsPlayedAsTheAttempts(t *testing.T) {
 	rep = twice.Check(context.Background(), orderJob("receipt in Run", receiptAfterCommit(true)), atLeastOnce)
 	require.True(t, rep.OK(), rep.String())
 }
+
+// TestAGoroutineOutlivingTheWaitIsAFinding: a goroutine still running 2 s
+// after Run returned is the after-Run finding, which states the bound: the
+// check compares without what it does later.
+func TestAGoroutineOutlivingTheWaitIsAFinding(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	var wg sync.WaitGroup
+	t.Cleanup(func() { close(release); wg.Wait() })
+	rep := twice.Check(context.Background(), orderJob("still running", func(ctx context.Context, a *twice.Attempt) error {
+		wg.Go(func() { <-release })
+		_, err := a.Pool.Exec(ctx, `UPDATE orders SET settled = true WHERE id = 6735`)
+		return err
+	}))
+	require.NoError(t, rep.Err)
+	require.Len(t, rep.Findings, 1, rep.String())
+	f := rep.Findings[0]
+	require.Equal(t, "once", f.Token)
+	require.Equal(t, twice.ProblemAfterRun, f.Problems[0].Kind)
+	require.Equal(t, "a goroutine the attempt started was still running 2s after Run returned: "+
+		"the check waits that long for the goroutines an attempt leaves running, then compares, so what it does later is not seen\n"+
+		"(end it before Run returns, or let it end soon after: a goroutine on the attempt's context sees it end when Run returns)", f.Problems[0].Text)
+}

@@ -15,8 +15,8 @@ import (
 // afterReturn is how long the goroutines of these jobs wait, once the
 // job's deferred close woke them, before their call: long enough that the
 // job's function has returned even on a loaded machine (a call racing the
-// return is still Run's, a point like any other), short of the 500 ms the
-// check waits for it.
+// return is still Run's, a point like any other), short of the 2 s the
+// check waits for the goroutine.
 const afterReturn = 200 * time.Millisecond
 
 // auditAfterReturn settles the order in Run and leaves the audit row to a
