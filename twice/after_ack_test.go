@@ -118,6 +118,14 @@ func TestAGoroutineAfterTheAckIsPlayedAsTheAttempts(t *testing.T) {
 	require.Equal(t, "crash after the ack, before point 2 of 2 (email to ada@example.com: Receipt for order 6735): "+
 		"the worker died after the ack, before the goroutine's work; the job was acked, so no redelivery", f.Scenario.Describe())
 	require.Equal(t, []string{`email ada@example.com "Receipt for order 6735": want 1, got 0 (at-least-once)`}, mismatchStrings(f.Effects), rep.String())
+	var afterApplied string
+	for _, sr := range rep.Scenarios {
+		if sr.Scenario.Token() == "crash-after@2" {
+			afterApplied = sr.Scenario.Describe()
+		}
+	}
+	require.Equal(t, "crash after point 2 of 2 was applied (email to ada@example.com: Receipt for order 6735), after the ack: "+
+		"the worker died before the goroutine heard back; the job was acked, so no redelivery", afterApplied, "the email was sent once: kept")
 
 	rep = twice.Check(context.Background(), orderJob("receipt in Run", receiptAfterCommit(true)), atLeastOnce)
 	require.True(t, rep.OK(), rep.String())

@@ -216,11 +216,14 @@ var kinds = [...]kindSpec{
 		name:  "crash-after-apply",
 		token: func(s Scenario) string { return "crash-after@" + strconv.Itoa(s.Point) },
 		words: func(s Scenario, label string) string {
+			if s.afterAck {
+				return fmt.Sprintf("crash after point %d of %d was applied (%s), after the ack: the worker died before the goroutine heard back; the job was acked, so no redelivery", s.Point, s.Of, label)
+			}
 			return fmt.Sprintf("crash after point %d of %d was applied (%s), before the job heard back, then redelivery", s.Point, s.Of, label)
 		},
 		perEffect: true,
 		plan: func(p planning, at faults.Step) []Scenario {
-			return []Scenario{{Kind: CrashAfterApply, Point: at.Index, Label: at.Label}}
+			return []Scenario{{Kind: CrashAfterApply, Point: at.Index, Label: at.Label, afterAck: at.AfterAck}}
 		},
 		play: func(c *checker, ctx context.Context, sr *ScenarioRun, _ playArgs) error {
 			c.deliver(ctx, sr, job1, delivery{fault: inject.Plan{CrashAfter: sr.Scenario.Point}})
