@@ -6,28 +6,35 @@ import (
 	"context"
 	"fmt"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/twicekit/twicekit/faults"
 )
 
 // A goroutine the job starts inherits the pprof labels of the goroutine
 // that starts it: the job's goroutine carries a label of its attempt, so
-// that once Run returned the check can tell whether goroutines the attempt
-// started still run, and report the first call they make on the attempt's
-// handles, which is refused (inject.ErrFinished). The finding is the attempt's, the
-// same on every run: never a pass, never the next scenario's.
+// that once Run returned the check can wait for the goroutines the attempt
+// started (the library's own, such as a pool's health check, aside).
+// When Run returns, the attempt's context ends, as every queue ends it. A
+// goroutine's call on that context (or one derived from it) is refused and
+// recorded with where the goroutine was started: in production it fails on
+// every delivery. A goroutine on a context that outlives the attempt
+// (context.WithoutCancel, context.Background()) runs on after the ack, as
+// in production: its calls are the attempt's later points
+// (inject.Step.AfterAck), where a crash is the worker dying after the ack,
+// and no redelivery follows. The check waits for those goroutines, at most
+// afterRunWait, before it compares.
 
 // afterRunLabel is the pprof label key of an attempt's goroutines.
 const afterRunLabel = "twice-attempt"
 
-// afterRunGrace bounds the wait for a call from the goroutines an attempt
-// left running: a goroutine that waits longer before its first call is not
-// seen. The wait ends sooner when they all end or one makes a call; a
-// goroutine that waits for the attempt's context to end costs every attempt
-// the whole bound, so it stays short.
-const afterRunGrace = 500 * time.Millisecond
+// afterRunWait bounds the wait for the goroutines an attempt left running.
+// A goroutine still running then is a finding that states the bound.
+const afterRunWait = 2 * time.Second
 
 var attemptLabels atomic.Int64
 
@@ -41,49 +48,42 @@ func labelGoroutine(label string) {
 	pprof.SetGoroutineLabels(pprof.WithLabels(context.Background(), pprof.Labels(afterRunLabel, label)))
 }
 
-// afterRun runs once the job's function returned, before its context is
-// cancelled. When goroutines the attempt started still run (the library's
-// own, such as a pool's health check, aside), it refuses the attempt's
-// calls from now on and waits, at most afterRunGrace, until one of them
-// makes a call or they all end. It returns the first call refused, or
-// nothing.
-//
-// A goroutine may have made its call, been refused and ended before the
-// look (the attempt refuses its calls from the moment Run returns, and a
-// loaded machine may schedule the look later): a call already refused is
-// reported whether or not goroutines still run.
-func (ra *runningAttempt) afterRun() []string {
-	if ra.label == "" {
-		return nil
-	}
-	if late := ra.firstLate(); late != nil {
-		return late
-	}
-	if jobGoroutines(ra.label) == 0 {
-		return nil
-	}
-	ra.run.Refuse()
-	deadline := time.Now().Add(afterRunGrace)
-	for {
-		if late := ra.firstLate(); late != nil {
-			return late
-		}
-		if !time.Now().Before(deadline) || jobGoroutines(ra.label) == 0 {
-			return ra.firstLate() // a call made just before the last goroutine ended
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-}
-
-// firstLate is the first call refused after Run returned, as a list of one,
-// or nil.
-func (ra *runningAttempt) firstLate() []string {
-	for _, l := range ra.run.Late() {
-		if !strings.HasPrefix(l, "ROLLBACK") { // database/sql rolling back a transaction the job left open
-			return []string{l}
+// afterRun runs once the job's function returned and the check played the
+// ack (or crashed before it). It waits until the goroutines the attempt
+// started end, at most afterRunWait; it does not wait for a hung attempt's.
+// It returns the first call refused because its context had ended with the
+// attempt (as a list of one), where the goroutines that made refused calls
+// were started, and whether a goroutine still ran when the wait ended.
+func (ra *runningAttempt) afterRun(hung bool) (late, sites []string, outlived bool) {
+	if ra.label != "" && !hung {
+		deadline := time.Now().Add(afterRunWait)
+		for jobGoroutines(ra.label) > 0 {
+			if !time.Now().Before(deadline) {
+				outlived = true
+				break
+			}
+			time.Sleep(2 * time.Millisecond)
 		}
 	}
-	return nil
+	labels, where := ra.run.Late(), ra.run.LateSites()
+	seen := map[string]bool{}
+	for i, l := range labels {
+		if strings.HasPrefix(l, "ROLLBACK") { // database/sql rolling back a transaction the job left open
+			continue
+		}
+		if late == nil {
+			late = []string{l}
+		}
+		if i < len(where) && where[i] != "" && !seen[where[i]] {
+			seen[where[i]] = true
+			sites = append(sites, where[i])
+		}
+	}
+	if outlived && late == nil {
+		late = []string{stillRunning}
+	}
+	slices.Sort(sites)
+	return late, sites, outlived
 }
 
 // jobGoroutines counts the goroutines labelled with label whose function
@@ -157,32 +157,57 @@ func libraryFunc(fn string) bool {
 	return false
 }
 
+// pointsBeforeAck is how many of steps came before the ack: the points
+// after it (a goroutine's on a context that outlives the attempt) all come
+// once Run returned, after every point of Run.
+func pointsBeforeAck(steps []faults.Step) int {
+	for i, st := range steps {
+		if st.AfterAck {
+			return i
+		}
+	}
+	return len(steps)
+}
+
+// stillRunning is the AfterRun entry of an attempt whose goroutine made no
+// refused call but still ran when the check stopped waiting for it.
+var stillRunning = fmt.Sprintf("a goroutine still running %s after Run returned", afterRunWait)
+
+// calledAfterRun reports whether a goroutine of the attempt made a call
+// refused because the attempt's context had ended.
+func (a AttemptRecord) calledAfterRun() bool {
+	return len(a.AfterRun) > 0 && a.AfterRun[0] != stillRunning
+}
+
 func afterRunProblem(rec AttemptRecord) Problem {
 	return Problem{Kind: ProblemAfterRun, Attempt: attemptName(rec),
 		Text: fmt.Sprintf("a goroutine the attempt started kept using its handles after Run returned: %s (%s)\n"+
-			"(the attempt's context refused those calls, so what they meant to do is lost on every delivery: "+
+			"(the attempt's context ended with Run, so what those calls meant to do is lost on every delivery: "+
 			"wait for the goroutine before Run returns (a sync.WaitGroup), or do its work in Run)",
 			strings.Join(rec.AfterRun, "; "), attemptName(rec))}
 }
 
-// When a goroutine the job started outlives Run, when its calls come is the
-// scheduler's and the machine's load's to decide: the reference run's look
-// may see its first call, or miss it (the goroutine slept past the look),
-// and then a later scenario's look sees its own goroutine's, or the late
-// call lands in the next attempt on the same handles (a call on
-// context.Background() is the running attempt's). Which delivery caught
-// it, which call came first and what the other scenarios then saw are
-// racing details. So a check in which any attempt was caught reports one
-// finding, the same words every run: the reference run's, with no
-// timeline, call or attempt named, and without the other scenarios' results
-// (what those goroutines did to them is the same race).
+// When a goroutine the job started outlives Run, the check waits for it
+// before the next scenario, but a goroutine that outlives the wait may
+// still call in a later scenario's attempt, and which call came first is
+// the scheduler's to decide. So a check in which any attempt was caught
+// reports one finding, the same words every run: the reference run's, with
+// no call and no attempt named, and without the other scenarios' results.
+// It names where the goroutines were started, sorted: the go statement is
+// the same on every run.
 
 // afterRunText is the problem of a check whose job's goroutine used the
-// attempt's handles after Run returned.
+// attempt's context after Run returned.
 const afterRunText = "a goroutine the attempt started kept using its handles after Run returned: " +
-	"the check refused its calls, so what they meant to do is lost on every delivery\n" +
+	"the attempt's context ended with Run (every queue ends it), so its calls fail and what they meant to do is lost on every delivery\n" +
 	"(wait for the goroutine before Run returns (a sync.WaitGroup), or do its work in Run; " +
-	"when its calls come depends on the machine's load, so the report names no call, no attempt and no other scenario's result)"
+	"work meant to run after the ack takes a context that outlives the attempt, context.WithoutCancel(ctx))"
+
+// outlivedText is the problem of a check whose job's goroutine was still
+// running when the check stopped waiting for it.
+var outlivedText = fmt.Sprintf("a goroutine the attempt started was still running %s after Run returned: "+
+	"the check waits that long for the goroutines an attempt leaves running, then compares, so what it does later is not seen\n"+
+	"(end it before Run returns, or let it end soon after: a goroutine on the attempt's context sees it end when Run returns)", afterRunWait)
 
 // afterRunFinding rewrites rep, when an attempt of any of its scenarios was
 // caught calling after Run, to the one finding that says so.
@@ -190,19 +215,36 @@ func afterRunFinding(rep *Report, q queueConfig) {
 	if rep.Reference == nil || len(rep.Reference.Attempts) == 0 || rep.Err != nil {
 		return
 	}
-	caught := false
+	caught, called := false, false
+	seen := map[string]bool{}
+	var sites []string
 	for _, sr := range append([]*ScenarioRun{rep.Reference}, rep.Scenarios...) {
 		for _, a := range sr.Attempts {
 			caught = caught || len(a.AfterRun) > 0
+			called = called || a.calledAfterRun()
+			for _, s := range a.afterRunSites {
+				if !seen[s] {
+					seen[s] = true
+					sites = append(sites, s)
+				}
+			}
 		}
 	}
 	if !caught {
 		return
 	}
+	slices.Sort(sites)
+	text := outlivedText
+	if called {
+		text = afterRunText
+	}
+	if len(sites) > 0 {
+		text += "\nstarted by " + strings.Join(sites, "; ")
+	}
 	ref := rep.Reference
 	ref.Verdict = Broken
 	f := &Finding{Scenario: ref.Scenario, Token: ref.Scenario.Token(),
-		Problems: []Problem{{Kind: ProblemAfterRun, Attempt: attemptName(ref.Attempts[0]), Text: afterRunText}}}
+		Problems: []Problem{{Kind: ProblemAfterRun, Attempt: attemptName(ref.Attempts[0]), Text: text}}}
 	view := &ScenarioRun{Scenario: ref.Scenario}
 	f.Headline = headline(f, view, q.describe)
 	f.run = view

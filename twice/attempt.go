@@ -103,12 +103,15 @@ func (c *checker) startAttempt(ctx context.Context, w *inject.Worker, jobID stri
 	go func() {
 		returned := false
 		defer func() {
+			if returned {
+				return
+			}
 			// Whatever the job's goroutines call from now on is after Run:
 			// refused at once, not when the waiter gets to it.
 			ra.run.Refuse()
 			if p := recover(); p != nil {
 				ra.done <- attemptExit{panic: fmt.Sprintf("panic: %v\n%s", p, cleanStack(string(debug.Stack())))}
-			} else if !returned {
+			} else {
 				// Neither a return nor a panic: runtime.Goexit, which is
 				// what t.FailNow, t.Fatal and testify's require call.
 				ra.done <- attemptExit{goexit: goexitSite(string(debug.Stack()))}
@@ -117,7 +120,7 @@ func (c *checker) startAttempt(ctx context.Context, w *inject.Worker, jobID stri
 		labelGoroutine(ra.label)
 		err := jobRun(rctx, a)
 		returned = true
-		ra.run.Refuse()
+		ra.run.Return() // the attempt's context ends with Run, as every queue ends it
 		ra.done <- attemptExit{err: err}
 	}()
 	return ra
@@ -156,7 +159,8 @@ func (ra *runningAttempt) wait(timeout time.Duration, ackLost bool) AttemptRecor
 		ra.run.Crash("crashed after the last point, before the ack")
 		rec.CrashedBeforeAck = true
 	}
-	rec.AfterRun = ra.afterRun()
+	ra.run.Ack() // the goroutines on a context that outlives the attempt go on (after_run.go)
+	rec.AfterRun, rec.afterRunSites, rec.outlived = ra.afterRun(rec.Hung)
 	ra.run.Finish()
 	ra.worker.Owner.End(ra.run)
 	ra.c.mu.Lock()
@@ -164,6 +168,7 @@ func (ra *runningAttempt) wait(timeout time.Duration, ackLost bool) AttemptRecor
 	ra.c.mu.Unlock()
 	rec.Points = ra.run.Steps()
 	rec.Crashed, rec.CrashAt, rec.Reason = ra.run.Crashed()
+	rec.crashedAfterAck = ra.run.CrashedAfterAck()
 	rec.Err, rec.Panic, rec.Goexit = res.err, res.panic, res.goexit
 	rec.closedPool = closedPool(res.err, ra.worker.Pool) // closed_pool.go
 	if rec.Crashed {

@@ -23,6 +23,7 @@ func playsImplicitTx() bool { return !implicitTxOff.Load() }
 // its implicit transaction commits, where the other attempt may run too.
 // Sequential and crash scenarios keep one point per statement.
 func concurrentPoints(ref []faults.Step) []faults.Step {
+	ref = ref[:pointsBeforeAck(ref)] // a goroutine's points after the ack: no scheduler holds them
 	if !playsImplicitTx() {
 		return ref
 	}

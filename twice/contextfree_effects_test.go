@@ -102,10 +102,12 @@ func TestEveryContextFreeEffectIsAPoint(t *testing.T) {
 	require.Equal(t, "crash-after@3", rep.Findings[0].Token)
 }
 
-// TestAContextFreeEffectAfterRunIsAFinding: a goroutine the attempt left
-// running that sends on context.Background() after Run returned is the
-// after-Run finding of its attempt, not a point and not a pass.
-func TestAContextFreeEffectAfterRunIsAFinding(t *testing.T) {
+// TestAContextFreeEffectAfterRunIsAPointAfterTheAck: a goroutine the
+// attempt left running that sends on context.Background() after Run
+// returned runs after the ack, as in production (issue 39, item 3; it was
+// the after-Run finding): the email is the attempt's point 2, and the crash
+// after the ack, before it, loses it.
+func TestAContextFreeEffectAfterRunIsAPointAfterTheAck(t *testing.T) {
 	t.Parallel()
 	rep := twice.Check(context.Background(), orderJob("email after return", func(ctx context.Context, a *twice.Attempt) error {
 		if _, err := a.Pool.Exec(ctx, `UPDATE orders SET notified = true WHERE id = 6735`); err != nil {
@@ -121,11 +123,19 @@ func TestAContextFreeEffectAfterRunIsAFinding(t *testing.T) {
 		return nil
 	}))
 	require.NoError(t, rep.Err)
-	require.Len(t, rep.Findings, 1, rep.String())
-	f := rep.Findings[0]
-	require.Equal(t, "once", f.Token)
-	require.Equal(t, twice.ProblemAfterRun, f.Problems[0].Kind)
-	require.Contains(t, f.Problems[0].Text, "kept using its handles after Run returned: the check refused its calls")
+	require.Equal(t, twice.Kept, rep.Reference.Verdict, rep.String())
+	points := rep.Reference.Attempts[0].Points
+	require.Len(t, points, 2, rep.String())
+	require.Equal(t, "email to ada@example.com: Order 6735 has shipped", points[1].Label)
+	require.True(t, points[1].AfterAck)
+	var lost *twice.Finding
+	for i := range rep.Findings {
+		if rep.Findings[i].Token == "crash@2" {
+			lost = &rep.Findings[i]
+		}
+	}
+	require.NotNil(t, lost, rep.String())
+	require.Equal(t, []string{`email ada@example.com "Order 6735 has shipped": want 1, got 0 (exactly-once)`}, mismatchStrings(lost.Effects))
 }
 
 // TestAnotherAttemptsContextIsStillRefused: a job that keeps the context

@@ -243,7 +243,7 @@ func (c *checker) outcome(rec AttemptRecord) deliveryOutcome {
 	switch {
 	case rec.NotDelivered, rec.Acked, rec.Terminal:
 		return outcomeDone
-	case rec.Crashed:
+	case rec.Crashed && !rec.crashedAfterAck: // after the ack, the queue has had the outcome
 		return outcomeRedeliver
 	case rec.Err != nil && c.cfg.queue.snooze != nil && c.cfg.queue.snooze(rec.Err):
 		return outcomeLater

@@ -112,7 +112,19 @@ type AttemptRecord struct {
 	SessionState string
 	// AfterRun holds the first call a goroutine the attempt started made
 	// on its handles after Run returned (refused); empty when none did.
+	// A goroutine still running when the check stopped waiting for it
+	// (afterRunWait) is an entry too.
 	AfterRun []string
+	// afterRunSites are where the goroutines that made the refused calls
+	// were started ("pkg.f.func1 at dir/file.go:12"), sorted, each once.
+	afterRunSites []string
+	// outlived: a goroutine the attempt started still ran when the check
+	// stopped waiting for it.
+	outlived bool
+	// crashedAfterAck: the crash struck a point after the ack (a goroutine
+	// on a context that outlives the attempt): the queue does not deliver
+	// the job again for it.
+	crashedAfterAck bool
 	// CrashedBeforeAck: the attempt returned, then the check crashed it
 	// before the ack (the crash@end scenario). In the AckLost scenario the
 	// attempt returns normally and the queue loses its ack: that shows in

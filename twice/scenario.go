@@ -88,6 +88,13 @@ type Scenario struct {
 	// Schedule is the token of an Interleaved scenario's interleaving
 	// (concurrent.Schedule: "A2B3A").
 	Schedule string
+
+	// afterAck: point Point came after the ack, from a goroutine on a
+	// context that outlives the attempt.
+	afterAck bool
+	// beforeAck is how many of the reference run's points came before the
+	// ack, when some came after it (0 otherwise).
+	beforeAck int
 }
 
 // kindSpec is everything about one scenario kind.
@@ -140,6 +147,13 @@ var kinds = [...]kindSpec{
 		name:  "crash-before",
 		token: func(s Scenario) string { return "crash@" + strconv.Itoa(s.Point) },
 		words: func(s Scenario, label string) string {
+			if s.afterAck {
+				d := fmt.Sprintf("crash after the ack, before point %d of %d", s.Point, s.Of)
+				if label != "" {
+					d += " (" + label + ")"
+				}
+				return d + ": the worker died after the ack, before the goroutine's work; the job was acked, so no redelivery"
+			}
 			d := fmt.Sprintf("crash before point %d of %d", s.Point, s.Of)
 			if label != "" {
 				d += " (" + label + ")"
@@ -149,7 +163,7 @@ var kinds = [...]kindSpec{
 		plan: func(p planning, _ faults.Step) []Scenario {
 			var out []Scenario
 			for _, i := range p.crashPoints {
-				out = append(out, Scenario{Kind: CrashBefore, Point: i, Label: p.steps[i-1].Label})
+				out = append(out, Scenario{Kind: CrashBefore, Point: i, Label: p.steps[i-1].Label, afterAck: p.steps[i-1].AfterAck})
 			}
 			return out
 		},
@@ -162,9 +176,18 @@ var kinds = [...]kindSpec{
 		name:  "crash-after-last",
 		token: func(Scenario) string { return "crash@end" },
 		words: func(s Scenario, _ string) string {
+			if s.beforeAck > 0 {
+				return fmt.Sprintf("crash after point %d of %d, the last before the ack, then redelivery", s.beforeAck, s.Of)
+			}
 			return fmt.Sprintf("crash after the last point (%d of %d), before the ack, then redelivery", s.Of, s.Of)
 		},
-		plan: func(p planning, _ faults.Step) []Scenario { return []Scenario{{Kind: CrashAfterLast}} },
+		plan: func(p planning, _ faults.Step) []Scenario {
+			s := Scenario{Kind: CrashAfterLast}
+			if n := pointsBeforeAck(p.steps); n < len(p.steps) {
+				s.beforeAck = n
+			}
+			return []Scenario{s}
+		},
 		play: func(c *checker, ctx context.Context, sr *ScenarioRun, _ playArgs) error {
 			c.deliver(ctx, sr, job1, delivery{crashAfterReturn: true})
 			return nil
@@ -193,11 +216,14 @@ var kinds = [...]kindSpec{
 		name:  "crash-after-apply",
 		token: func(s Scenario) string { return "crash-after@" + strconv.Itoa(s.Point) },
 		words: func(s Scenario, label string) string {
+			if s.afterAck {
+				return fmt.Sprintf("crash after point %d of %d was applied (%s), after the ack: the worker died before the goroutine heard back; the job was acked, so no redelivery", s.Point, s.Of, label)
+			}
 			return fmt.Sprintf("crash after point %d of %d was applied (%s), before the job heard back, then redelivery", s.Point, s.Of, label)
 		},
 		perEffect: true,
 		plan: func(p planning, at faults.Step) []Scenario {
-			return []Scenario{{Kind: CrashAfterApply, Point: at.Index, Label: at.Label}}
+			return []Scenario{{Kind: CrashAfterApply, Point: at.Index, Label: at.Label, afterAck: at.AfterAck}}
 		},
 		play: func(c *checker, ctx context.Context, sr *ScenarioRun, _ playArgs) error {
 			c.deliver(ctx, sr, job1, delivery{fault: inject.Plan{CrashAfter: sr.Scenario.Point}})

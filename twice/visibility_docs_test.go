@@ -182,7 +182,10 @@ CREATE TABLE children (id int PRIMARY KEY, parent_id int NOT NULL REFERENCES par
 		}, []string{"the job opened its own connection to the check's database", "orders"}},
 		{"starts a goroutine that keeps using the attempt's handles after `Run` returned", func(t *testing.T) string {
 			return reportOf(t, orderJob("after return", auditAfterReturn(false)))
-		}, []string{"a goroutine the attempt started kept using its handles after Run returned", "ProblemAfterRun"}},
+		}, []string{"a goroutine the attempt started kept using its handles after Run returned: the attempt's context ended with Run …", "ProblemAfterRun", "started by "}},
+		{"starts a goroutine on a context that outlives the attempt", func(t *testing.T) string {
+			return reportOf(t, orderJob("receipt after the ack", receiptAfterCommit(false)), twice.EffectPolicy(effects.KindEmail, effects.AtLeastOnce))
+		}, []string{"the worker died after the ack", "no redelivery"}},
 	})
 
 	partner := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))

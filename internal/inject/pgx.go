@@ -188,6 +188,17 @@ func (t *tracer) TraceCopyFromEnd(ctx context.Context, c *pgx.Conn, _ pgx.TraceC
 	disarm(ctx, c)
 }
 
+// TraceAcquireStart refuses, and records as late, an acquire whose context
+// ended with its attempt (the job returned): pgxpool fails it on that
+// context before any statement tracer sees it.
+func (t *tracer) TraceAcquireStart(ctx context.Context, _ *pgxpool.Pool, _ pgxpool.TraceAcquireStartData) context.Context {
+	if r := FromContext(ctx); r != nil && r.RefuseEnded(ctx, "acquire a connection (pgxpool)") {
+		return refused(ctx, ErrFinished)
+	}
+	return ctx
+}
+func (t *tracer) TraceAcquireEnd(context.Context, *pgxpool.Pool, pgxpool.TraceAcquireEndData) {}
+
 // TracePrepareStart makes an explicit prepare (conn.Prepare, database/sql's
 // Prepare) a point; the prepare pgx sends under a statement, on a cold
 // connection only, is not one.

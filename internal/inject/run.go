@@ -66,6 +66,12 @@ type Run struct {
 	reason  string
 	cutters []func()
 	late    []string // the labels of calls refused because the job had returned
+	sites   []string // where the goroutines that made them were started (CreatedBy)
+
+	returned bool          // the job function returned ([Run.Return])
+	afterAck bool          // the crash came after the ack
+	acked    chan struct{} // closed once the ack is decided ([Run.Ack])
+	ackOnce  sync.Once
 }
 
 type runKey struct{}
@@ -75,7 +81,7 @@ type runKey struct{}
 // for every statement and effect call.
 func Start(parent context.Context, name string, plan Plan) (context.Context, *Run) {
 	ctx, cancel := context.WithCancelCause(parent)
-	r := &Run{name: name, plan: plan, cancel: cancel}
+	r := &Run{name: name, plan: plan, cancel: cancel, acked: make(chan struct{})}
 	return context.WithValue(ctx, runKey{}, r), r
 }
 
@@ -121,8 +127,22 @@ func (r *Run) EnterStep(ctx context.Context, s Step) (Step, error) {
 		r.mu.Unlock()
 		return Step{}, r.crashError()
 	}
-	if r.done {
-		r.late = append(r.late, s.Label)
+	if r.returned && !r.done && !endsWithAttempt(ctx) {
+		// A goroutine on a context that outlives the attempt
+		// (context.WithoutCancel, context.Background()) runs on after the
+		// ack, as in production: its calls are the attempt's later points,
+		// once the check has played the ack (or crashed before it).
+		r.mu.Unlock()
+		<-r.acked
+		r.mu.Lock()
+		if r.crashed {
+			r.mu.Unlock()
+			return Step{}, r.crashError()
+		}
+		s.AfterAck = true
+	}
+	if r.done || (r.returned && !s.AfterAck) {
+		r.refuseLate(s.Label)
 		r.mu.Unlock()
 		return Step{}, fmt.Errorf("%s: %w", r.name, ErrFinished)
 	}
@@ -135,7 +155,7 @@ func (r *Run) EnterStep(ctx context.Context, s Step) (Step, error) {
 	r.steps = append(r.steps, s)
 	wait := r.plan.Wait
 	r.mu.Unlock()
-	if wait != nil {
+	if wait != nil && !s.AfterAck { // after the ack, no scheduler holds the attempt
 		if err := wait(ctx, s); err != nil {
 			r.crash(Step{}, err.Error())
 			return s, r.crashError()
@@ -180,6 +200,11 @@ func (r *Run) crash(at Step, reason string) {
 	}
 	r.crashed = true
 	r.crashAt = at
+	select {
+	case <-r.acked:
+		r.afterAck = r.returned
+	default:
+	}
 	r.reason = reason
 	cutters := r.cutters
 	r.cutters = nil
@@ -195,13 +220,46 @@ func (r *Run) crash(at Step, reason string) {
 // transaction the job left open).
 var ErrFinished = errors.New("twice: the attempt had already returned; its context is no longer usable")
 
+// errReturned is the cause with which the attempt's context ends when its
+// job function returned.
+var errReturned = errors.New("twice: the job function returned")
+
+// endsWithAttempt reports whether ctx ended because its attempt's job
+// function returned: the attempt's context, or one derived from it.
+func endsWithAttempt(ctx context.Context) bool {
+	return errors.Is(context.Cause(ctx), errReturned)
+}
+
+// refuseLate records a call refused because the job had returned, with
+// where the goroutine that made it was started. The caller holds r.mu.
+func (r *Run) refuseLate(label string) {
+	r.late = append(r.late, label)
+	r.sites = append(r.sites, CreatedBy())
+}
+
+// Return says the attempt's job function returned, and cancels its context,
+// as every queue does. A later call with that context (or one derived from
+// it) is refused with [ErrFinished] and recorded (see [Run.Late]). A call
+// with a context that outlives the attempt waits for [Run.Ack], then is a
+// point of the attempt (Step.AfterAck).
+func (r *Run) Return() {
+	r.mu.Lock()
+	r.returned = true
+	r.mu.Unlock()
+	r.cancel(errReturned)
+}
+
+// Ack says the check has played the ack (or crashed the attempt before
+// it): the calls waiting since [Run.Return] go on.
+func (r *Run) Ack() { r.ackOnce.Do(func() { close(r.acked) }) }
+
 // Refuse refuses the attempt's later calls with [ErrFinished] (see
-// [Run.Late]) without cancelling its context yet: the harness watches what
-// the goroutines the job left running still try, then calls Finish.
+// [Run.Late]) without cancelling its context yet.
 func (r *Run) Refuse() {
 	r.mu.Lock()
 	r.done = true
 	r.mu.Unlock()
+	r.Ack()
 }
 
 // Finish ends the attempt once its job function has returned: its context is
@@ -210,15 +268,31 @@ func (r *Run) Finish() {
 	r.mu.Lock()
 	r.done = true
 	r.mu.Unlock()
+	r.Ack()
 	r.cancel(context.Canceled)
 }
 
-// Done reports whether the attempt's job function returned ([Run.Refuse]
-// or [Run.Finish] was called).
+// RefuseEnded refuses a call (labelled label) whose context carries r when
+// r's job function has returned and the context ended with it: pgxpool's
+// acquire and database/sql fail on such a context before any statement
+// tracer sees the call, so the check asks here first. It reports whether
+// the call was refused.
+func (r *Run) RefuseEnded(ctx context.Context, label string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.crashed || !(r.done || (r.returned && endsWithAttempt(ctx))) {
+		return false
+	}
+	r.refuseLate(label)
+	return true
+}
+
+// Done reports whether the attempt's job function returned ([Run.Return],
+// [Run.Refuse] or [Run.Finish] was called).
 func (r *Run) Done() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.done
+	return r.done || r.returned
 }
 
 // Late returns the labels of the calls refused with [ErrFinished]: made
@@ -229,12 +303,28 @@ func (r *Run) Late() []string {
 	return append([]string(nil), r.late...)
 }
 
+// LateSites returns, for each call of [Run.Late], where the goroutine that
+// made it was started ([CreatedBy]).
+func (r *Run) LateSites() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.sites...)
+}
+
 // Steps returns the points the attempt reached (the refused crash point is
 // not among them).
 func (r *Run) Steps() []Step {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]Step(nil), r.steps...)
+}
+
+// CrashedAfterAck reports whether the attempt crashed after [Run.Ack]: at
+// a point of a goroutine on a context that outlives the attempt.
+func (r *Run) CrashedAfterAck() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.afterAck
 }
 
 // Crashed reports whether the attempt crashed, the point that was refused

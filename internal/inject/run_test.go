@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -83,4 +84,45 @@ func TestAppliedCrashesOrLosesTheReply(t *testing.T) {
 	require.Zero(t, at.Index)
 	require.Equal(t, "crash after point 2 was applied", reason)
 	require.Len(t, run.Steps(), 2, "both effects were applied")
+}
+
+// TestReturnEndsTheContextAndAckLetsOutlivingCallsOn: once Run returned,
+// a call on the attempt's context is refused and recorded with where its
+// goroutine was started; a call on a context that outlives the attempt
+// waits for the ack, then is a point after it; a crash before the ack
+// refuses it instead.
+func TestReturnEndsTheContextAndAckLetsOutlivingCallsOn(t *testing.T) {
+	ctx, run := inject.Start(context.Background(), "a", inject.Plan{})
+	require.NoError(t, inject.Point(ctx, "in run"))
+	run.Return()
+	require.Error(t, ctx.Err(), "the attempt's context ends with Run")
+	done := make(chan error, 1)
+	go func() { done <- inject.Point(ctx, "late") }()
+	require.ErrorIs(t, <-done, inject.ErrFinished)
+	require.Equal(t, []string{"point late"}, run.Late())
+	require.Len(t, run.LateSites(), 1)
+	require.Contains(t, run.LateSites()[0], "inject_test.TestReturnEndsTheContextAndAckLetsOutlivingCallsOn at internal/inject/run_test.go:")
+
+	go func() { done <- inject.Point(context.WithoutCancel(ctx), "after ack") }()
+	select {
+	case err := <-done:
+		t.Fatalf("the call went on before the ack: %v", err)
+	case <-time.After(20 * time.Millisecond):
+	}
+	run.Ack()
+	require.NoError(t, <-done)
+	steps := run.Steps()
+	require.Len(t, steps, 2)
+	require.True(t, steps[1].AfterAck)
+	run.Finish()
+
+	ctx, run = inject.Start(context.Background(), "b", inject.Plan{})
+	run.Return()
+	go func() { done <- inject.Point(context.WithoutCancel(ctx), "after ack") }()
+	time.Sleep(5 * time.Millisecond)
+	run.Crash("crashed before the ack")
+	run.Ack()
+	require.ErrorIs(t, <-done, inject.ErrCrashed)
+	require.False(t, run.CrashedAfterAck())
+	run.Finish()
 }

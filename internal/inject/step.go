@@ -46,6 +46,11 @@ type Step struct {
 	// block, which PostgreSQL runs as its own implicit transaction (not
 	// transaction control, not a session setting).
 	Implicit bool
+	// AfterAck: a call made after the job function returned, by a goroutine
+	// on a context that outlives the attempt (context.WithoutCancel,
+	// context.Background()): in production it runs after the ack, and a
+	// crash there is not followed by a redelivery.
+	AfterAck bool
 }
 
 func (s Step) String() string {

@@ -111,6 +111,7 @@ func (t *tracerChain) TraceConnectEnd(ctx context.Context, d pgx.TraceConnectEnd
 }
 
 func (t *tracerChain) TraceAcquireStart(ctx context.Context, p *pgxpool.Pool, d pgxpool.TraceAcquireStartData) context.Context {
+	ctx = t.check.TraceAcquireStart(ctx, p, d)
 	if a, ok := t.app.(pgxpool.AcquireTracer); ok {
 		ctx = a.TraceAcquireStart(ctx, p, d)
 	}
