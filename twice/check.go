@@ -344,12 +344,12 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 			rep.Err = usage(err)
 			return
 		}
+		w := newWallClock(wall, c.started, clean, len(lanes)) // wall.go
 		if wall > 0 {
-			c.wall = newWallClock(wall, c.started, clean, len(lanes)) // wall.go
+			c.wall = w
 		}
 		if c.cfg.onPlan != nil {
-			each := newWallClock(wall, c.started, clean, len(lanes))
-			c.cfg.onPlan(each.planLine(c.job.Name, len(scenarios)))
+			c.cfg.onPlan(w.planLine(c.job.Name, len(scenarios)))
 		}
 	}
 	covered := coveredBy(scenarios, prints)

@@ -80,6 +80,7 @@ var schedulerWords = strings.NewReplacer(
 	"crash before point", "the process died before point",
 	"crash after the last point", "the process died after the last point",
 	", before the ack, then redelivery", ", before the run was marked done, then the next scheduled run",
+	", the last before the ack, then redelivery", ", the last before the run was marked done, then the next scheduled run",
 	", then redelivery", ", then the next scheduled run",
 )
 
