@@ -67,6 +67,7 @@ func (c *checker) startAttempt(ctx context.Context, w *inject.Worker, jobID stri
 		Payments: effects.ProviderURL,
 		clock:    c.now,
 		recorder: h.recorder,
+		baseURLs: h.baseURLs,
 
 		throughDefault: c.throughDefault,
 	}
@@ -170,6 +171,9 @@ func (ra *runningAttempt) wait(timeout time.Duration, ackLost bool) AttemptRecor
 	rec.Crashed, rec.CrashAt, rec.Reason = ra.run.Crashed()
 	rec.crashedAfterAck = ra.run.CrashedAfterAck()
 	rec.Err, rec.Panic, rec.Goexit = res.err, res.panic, res.goexit
+	if b := ra.c.baseURLsOf(ra.worker); b != nil { // baseurl.go: hosts, not loopback ports
+		rec.Err, rec.Panic = b.nameErr(rec.Err), b.nameIn(rec.Panic)
+	}
 	rec.closedPool = closedPool(res.err, ra.worker.Pool) // closed_pool.go
 	if rec.Crashed {
 		ra.worker.Heal()

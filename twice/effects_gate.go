@@ -69,6 +69,7 @@ type effectHandles struct {
 	webhooks *effects.WebhookSink
 	recorder *effects.Recorder
 	http     *http.Client
+	baseURLs *baseURLs // baseurl.go
 }
 
 // addHandles makes the effect handles of worker w (wireEffects and
@@ -87,6 +88,9 @@ func (c *checker) addHandles(w *inject.Worker) error {
 		recorder: effects.NewRecorder(c.log, g),
 		http:     router.Client(),
 	}
+	h.baseURLs = newBaseURLs(c, h.http.Transport, router.Hosts())
+	h.http.Transport = namingTransport{rt: h.http.Transport, b: h.baseURLs}
+	c.onClose(h.baseURLs.close)
 	c.onClose(h.http.CloseIdleConnections)
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -91,6 +91,7 @@ type Attempt struct {
 	recorder *effects.Recorder
 
 	throughDefault http.RoundTripper // the attempt's requests through http.DefaultTransport: default_transport.go
+	baseURLs       *baseURLs         // the servers of BaseURL: baseurl.go
 }
 
 // Now is the time on the check's clock: a fixed start that only moves when a
