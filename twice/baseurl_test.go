@@ -82,7 +82,9 @@ func settleThenCharge(client func(a *twice.Attempt) *partnerClient, key string) 
 	}
 }
 
-func ownClient(a *twice.Attempt) *partnerClient { return newPartnerClient(a.BaseURL("partner.example")) }
+func ownClient(a *twice.Attempt) *partnerClient {
+	return newPartnerClient(a.BaseURL("partner.example"))
+}
 
 func attemptClient(a *twice.Attempt) *partnerClient {
 	return &partnerClient{base: "http://partner.example", http: a.HTTP}
