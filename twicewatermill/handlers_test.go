@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 
-	wsql "github.com/ThreeDotsLabs/watermill-sql/v4/pkg/sql"
 	"github.com/ThreeDotsLabs/watermill"
+	wsql "github.com/ThreeDotsLabs/watermill-sql/v4/pkg/sql"
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -210,4 +210,3 @@ func sendReceipt(mailer effects.EmailSender) message.NoPublishHandlerFunc {
 func handlers(a *twice.Attempt) map[string]message.NoPublishHandlerFunc {
 	return map[string]message.NoPublishHandlerFunc{receiptsTopic: sendReceipt(a.Mailer)}
 }
-
