@@ -41,7 +41,7 @@ func (p *Publisher) Publish(topic string, messages ...*message.Message) error {
 		if m == nil {
 			return errors.New("twicewatermill: Publisher.Publish got a nil message")
 		}
-		if err := p.a.Effect(m.Context(), EffectKind, topic, m.Payload, nil); err != nil {
+		if err := p.a.Effect(m.Context(), EffectKind, topic, []byte(m.Payload), nil); err != nil {
 			return err
 		}
 	}
