@@ -39,8 +39,8 @@
 // docs/watermill.md has the table and what is not modelled
 // (sql.TxFromContext, the ack deadline, other transports' semantics).
 //
-// Versions: watermill v1.5.0 to v1.5.1 with watermill-sql v4.1.1 to
-// v4.1.2 (watermill-sql v4 requires watermill v1.5.0). This is a module
+// Versions: watermill v1.5.0 to v1.5.1, with watermill-sql v4.1.1 to
+// v4.1.2 (watermill-sql v4's floor: it requires watermill v1.5.0). This is a module
 // of its own (github.com/twicekit/twicekit/twicewatermill): its go.mod
 // requires the oldest releases, so adding it never raises an app's
 // watermill; go.newest.mod names the newest, and CI runs the tests on
