@@ -19,9 +19,8 @@ import (
 type queue struct {
 	job Job
 
-	mu       sync.Mutex
-	checks   map[*pgxpool.Pool]*checkState // by the check's own pool
-	byWorker map[*pgxpool.Pool]*checkState // by the attempts' pools
+	mu     sync.Mutex
+	checks map[*pgxpool.Pool]*checkState // by the check's own pool
 }
 
 // checkState is what watermill-sql's tables hold for one check's scenario,
@@ -31,7 +30,7 @@ type checkState struct {
 }
 
 func newQueue(job Job) *queue {
-	return &queue{job: job, checks: map[*pgxpool.Pool]*checkState{}, byWorker: map[*pgxpool.Pool]*checkState{}}
+	return &queue{job: job, checks: map[*pgxpool.Pool]*checkState{}}
 }
 
 // options are watermill-sql's delivery semantics as twice options. There
@@ -76,7 +75,6 @@ func (q *queue) fetch(_ context.Context, db *pgxpool.Pool, d twice.Delivery) (st
 		st = &checkState{acked: map[string]bool{}}
 		q.checks[db] = st
 	}
-	q.byWorker[d.Pool] = st
 	if d.JobID == "job-1" && d.Number == 1 {
 		clear(st.acked) // a new scenario (its first delivery)
 	}
