@@ -14,6 +14,7 @@ var adapters = []struct{ dir, library, name, doc string }{
 	{"twiceriver", "github.com/riverqueue/river", "River", "doc.go"},
 	{"twiceasynq", "github.com/hibiken/asynq", "asynq", "doc.go"},
 	{"twicegue", "github.com/vgarvardt/gue/v5", "gue", "doc.go"},
+	{"twicewatermill", "github.com/ThreeDotsLabs/watermill", "watermill", "doc.go"},
 	{"twicetemporal", "go.temporal.io/sdk", "Temporal SDK", "doc.go"},
 	{"pgfixture/goosemigrator", "github.com/pressly/goose/v3", "goose", "goosemigrator.go"},
 	{"pgfixture/golangmigrator", "github.com/golang-migrate/migrate/v4", "golang-migrate", "golangmigrator.go"},

@@ -43,7 +43,7 @@ func TestEveryCheckIsDeterministic(t *testing.T) {
 	case runs == 0 && !longtest.Enabled():
 		runs = 2
 	case runs == 0 && raceDetector:
-		runs = 2 // 34 stories' checks, slow under -race
+		runs = 2 // 39 stories' checks, slow under -race
 	case runs == 0:
 		runs = 20
 	case runs < 1:
@@ -107,7 +107,7 @@ func TestEveryCheckIsDeterministic(t *testing.T) {
 // own.
 func determinismText(ctx context.Context, srv *pgfixture.Server, budget twice.Budget, f story.Form, extra ...twice.Option) (text string, ok bool) {
 	// No wall budget: what the budget leaves out depends on the machine's
-	// speed, and this test runs 34 checks at once, in as many processes at
+	// speed, and this test runs 39 checks at once, in as many processes at
 	// once as .ci/determinism is given. A named budget instead: the same
 	// plan on every machine, and the quick one (the default here) plays
 	// about half of what the default budget does, every story still judged

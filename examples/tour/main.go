@@ -36,6 +36,7 @@ import (
 	"github.com/twicekit/twicekit/examples/riverjobs"
 	"github.com/twicekit/twicekit/examples/shipped"
 	"github.com/twicekit/twicekit/examples/storedresults"
+	"github.com/twicekit/twicekit/examples/watermillorders"
 	"github.com/twicekit/twicekit/pgfixture"
 	"github.com/twicekit/twicekit/twice"
 )
@@ -56,6 +57,7 @@ func stories() []story.Form {
 		storedresults.Forms(),
 		riverjobs.Forms(),
 		shipped.Forms(),
+		watermillorders.Forms(),
 	} {
 		all = append(all, forms...)
 	}
