@@ -90,7 +90,7 @@ func (c *checker) addHandles(w *inject.Worker) error {
 		http:     router.Client(),
 	}
 	c.onClose(h.http.CloseIdleConnections)
-	if h.fakes, err = c.serveFakes(h.recorder); err != nil {
+	if h.fakes, err = c.serveFakes(g); err != nil {
 		return err
 	}
 	c.mu.Lock()

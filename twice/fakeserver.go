@@ -80,8 +80,10 @@ func unknownFake(name string, served map[string]string) string {
 // FakeConn is one connection to a fake, with the Effect of the attempt that owns it.
 type FakeConn struct {
 	net.Conn
-	ctx context.Context
-	rec *effects.Recorder
+	ctx  context.Context
+	rec  *effects.Recorder
+	gate effects.Gate // the worker's, under rec, and its log: for a.SMTP's messages (smtp.go)
+	log  *effects.Log
 }
 
 // Context ends when the check closes the fake (at the end of the check).
@@ -157,7 +159,10 @@ func (t *fakeTrouble) err() error {
 // goroutines that serve their connections, all ended by close.
 type fakeServers struct {
 	addrs   map[string]string // the ServeFake fakes by name
+	smtp    string            // the SMTP server's (smtp.go)
 	rec     *effects.Recorder // the worker's: its gate asks the worker's owner
+	gate    effects.Gate      // rec's gate
+	log     *effects.Log      // rec's log
 	trouble *fakeTrouble
 	ctx     context.Context
 	cancel  context.CancelFunc
@@ -170,9 +175,9 @@ type fakeServers struct {
 	wg        sync.WaitGroup
 }
 
-func newFakeServers(rec *effects.Recorder, trouble *fakeTrouble) *fakeServers {
+func newFakeServers(g effects.Gate, log *effects.Log, trouble *fakeTrouble) *fakeServers {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &fakeServers{addrs: map[string]string{}, rec: rec, trouble: trouble, ctx: ctx, cancel: cancel,
+	return &fakeServers{addrs: map[string]string{}, rec: effects.NewRecorder(log, g), gate: g, log: log, trouble: trouble, ctx: ctx, cancel: cancel,
 		conns: map[net.Conn]struct{}{}, serving: map[string]int{}}
 }
 
@@ -228,7 +233,7 @@ func (f *fakeServers) serveConn(conn net.Conn, what string, serve func(c *FakeCo
 		f.serving[what]--
 		f.mu.Unlock()
 	}()
-	serve(&FakeConn{Conn: conn, ctx: f.ctx, rec: f.rec})
+	serve(&FakeConn{Conn: conn, ctx: f.ctx, rec: f.rec, gate: f.gate, log: f.log})
 }
 
 // fakeCloseWait is how long the check waits for the serve functions to
@@ -275,12 +280,17 @@ func (f *fakeServers) close() {
 	}
 }
 
-// serveFakes makes a worker's fakes, one listener per ServeFake option,
-// whose effects go through rec (the worker's recorder); they close with
-// the check.
-func (c *checker) serveFakes(rec *effects.Recorder) (*fakeServers, error) {
-	f := newFakeServers(rec, c.fakeTrouble)
+// serveFakes makes a worker's fakes, the SMTP server and one listener per
+// ServeFake option, whose calls ask g (the worker's gate) and record in the
+// check's log; they close with the check.
+func (c *checker) serveFakes(g effects.Gate) (*fakeServers, error) {
+	f := newFakeServers(g, c.log, c.fakeTrouble)
 	c.onClose(f.close)
+	smtpAddr, err := f.listen("a.SMTP", serveSMTP)
+	if err != nil {
+		return nil, err
+	}
+	f.smtp = smtpAddr
 	for _, fk := range c.cfg.effects.fakes {
 		switch _, dup := f.addrs[fk.name]; {
 		case fk.name == "":

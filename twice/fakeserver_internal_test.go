@@ -20,9 +20,8 @@ import (
 func TestAFakesCallBetweenAttemptsIsRefusedAsForeign(t *testing.T) {
 	c := &checker{}
 	log := effects.NewLog()
-	rec := effects.NewRecorder(log, gate{c: c, owner: inject.NewOwner(nil)})
 	trouble := &fakeTrouble{}
-	f := newFakeServers(rec, trouble)
+	f := newFakeServers(gate{c: c, owner: inject.NewOwner(nil)}, log, trouble)
 	defer f.close()
 	got := make(chan error, 1)
 	addr, err := f.listen(`ServeFake("sms")`, func(fc *FakeConn) {
