@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/smtp"
 	"strings"
 
 	"github.com/twicekit/twicekit/effects"
@@ -125,4 +126,37 @@ func ExampleServeFake() {
 	// duplicate-enqueue sms +15550100 "Order 6735 has shipped": want 1, got 2 (exactly-once)
 	// crash-after@2 sms +15550100 "Order 6735 has shipped": want 1, got 2 (exactly-once)
 	// reply-lost@2 sms +15550100 "Order 6735 has shipped": want 1, got 2 (exactly-once)
+}
+
+// appMailer is an app's mailer, built from its configuration: an SMTP
+// server's host:port and a sender.
+type appMailer struct{ Addr, From string }
+
+func (m appMailer) SendReceipt(to string, order int) error {
+	msg := fmt.Sprintf("To: %s\r\nSubject: Your receipt for order %d\r\n\r\nThanks for your order.\r\n", to, order)
+	return smtp.SendMail(m.Addr, nil, m.From, []string{to}, []byte(msg))
+}
+
+// The app's own mailer speaks SMTP: in the check its configuration names
+// a.SMTP, and every message sent there is an email of the attempt.
+func ExampleAttempt_smtp() {
+	job := orderJob("mark, then mail", func(ctx context.Context, a *twice.Attempt) error {
+		mailer := appMailer{Addr: a.SMTP, From: "shop@example.com"} // the app's settings, pointed at the attempt
+		if _, err := a.Pool.Exec(ctx, `UPDATE orders SET notified = true WHERE id = 6735`); err != nil {
+			return err
+		}
+		return mailer.SendReceipt("ann@example.com", 6735)
+	})
+	rep := twice.Check(context.Background(), job, twice.WithoutConcurrency("the example shows the sequential scenarios"))
+	fmt.Println(rep.Reference.Attempts[0].Points[1].Label)
+	for _, f := range rep.Findings {
+		fmt.Println(f.Token, strings.Join(mismatchStrings(f.Effects), "; "))
+	}
+	// Output:
+	// email to ann@example.com: Your receipt for order 6735 (from shop@example.com)
+	// sequential email ann@example.com "Your receipt for order 6735\nThanks for your order.": want 1, got 2 (exactly-once)
+	// crash@end email ann@example.com "Your receipt for order 6735\nThanks for your order.": want 1, got 2 (exactly-once)
+	// duplicate-enqueue email ann@example.com "Your receipt for order 6735\nThanks for your order.": want 1, got 2 (exactly-once)
+	// crash-after@2 email ann@example.com "Your receipt for order 6735\nThanks for your order.": want 1, got 2 (exactly-once)
+	// reply-lost@2 email ann@example.com "Your receipt for order 6735\nThanks for your order.": want 1, got 2 (exactly-once)
 }
