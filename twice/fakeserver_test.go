@@ -100,6 +100,8 @@ func TestAFakesCallsAreTheAttemptsEffects(t *testing.T) {
 	require.Equal(t, `sms +15550100 "Order 6735 has shipped"`, rep.Reference.Attempts[0].Points[1].Label)
 	require.Equal(t, effects.Origin{JobID: "job-1", Attempt: 1, Point: 2}, rep.Reference.Effects[0].Origin)
 	require.NotContains(t, rep.String(), "bypassed")
+	again := twice.Check(context.Background(), orderJob("text after the mark", textAfterMark), gateway)
+	require.Equal(t, rep.String(), again.String(), "the same seed, the same report")
 
 	rep, tokens = findingTokens(t, orderJob("text once marked", textOnceMarked), gateway, twice.EffectPolicy("sms", effects.AtMostOnce))
 	require.Empty(t, tokens, rep.String())
