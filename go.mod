@@ -5,6 +5,8 @@ go 1.25.0
 require (
 	github.com/DATA-DOG/go-sqlmock v1.3.3
 	github.com/containerd/errdefs v1.0.0
+	github.com/emersion/go-sasl v0.0.0-20241020182733-b788ff22d5a6
+	github.com/emersion/go-smtp v0.26.0
 	github.com/jackc/pgx/v5 v5.8.0
 	github.com/jackc/puddle/v2 v2.2.2
 	github.com/lib/pq v1.10.9

@@ -65,9 +65,11 @@ func (c *checker) startAttempt(ctx context.Context, w *inject.Worker, jobID stri
 		Webhooks: h.webhooks,
 		HTTP:     h.http,
 		Payments: effects.ProviderURL,
+		SMTP:     h.fakes.smtp,
 		clock:    c.now,
 		recorder: h.recorder,
 		baseURLs: h.baseURLs,
+		fakes:    h.fakes,
 
 		throughDefault: c.throughDefault,
 	}

@@ -21,6 +21,11 @@
 // [Attempt.Effect] records an effect of any other kind. [Attempt.Now] is
 // the check's clock, which stands still across redeliveries.
 //
+// A client the app builds from a host and port is pointed at the attempt:
+// Attempt.SMTP is an SMTP server whose mail is the attempt's email, and
+// [ServeFake] serves a fake of any other protocol at [Attempt.FakeAddr],
+// whose [FakeConn.Effect] calls are the attempt's effects.
+//
 // # Checks and reports
 //
 // [Check] returns a [Report] and never fails a test. [AssertIdempotent]

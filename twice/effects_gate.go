@@ -69,7 +69,8 @@ type effectHandles struct {
 	webhooks *effects.WebhookSink
 	recorder *effects.Recorder
 	http     *http.Client
-	baseURLs *baseURLs // baseurl.go
+	baseURLs *baseURLs    // baseurl.go
+	fakes    *fakeServers // the worker's listeners: fakeserver.go
 }
 
 // addHandles makes the effect handles of worker w (wireEffects and
@@ -82,6 +83,7 @@ func (c *checker) addHandles(w *inject.Worker) error {
 			return fmt.Errorf("twice: HTTPHost: %w", err)
 		}
 	}
+	var err error
 	h := &effectHandles{
 		mailer:   effects.NewMailer(c.log, g),
 		webhooks: effects.NewWebhookSink(c.log, g),
@@ -92,6 +94,9 @@ func (c *checker) addHandles(w *inject.Worker) error {
 	h.http.Transport = namingTransport{rt: h.http.Transport, b: h.baseURLs}
 	c.onClose(h.baseURLs.close)
 	c.onClose(h.http.CloseIdleConnections)
+	if h.fakes, err = c.serveFakes(g); err != nil {
+		return err
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.handles == nil {

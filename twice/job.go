@@ -86,9 +86,24 @@ type Attempt struct {
 	// Its Idempotency-Key semantics are Stripe's, with keys remembered for
 	// 24h on the check's clock. effects.Provider documents the rest.
 	Payments string
+	// SMTP is the host:port of an SMTP server the check owns for this
+	// attempt's worker (plain SMTP on 127.0.0.1, AUTH PLAIN with any
+	// credentials, no TLS): point the app's mailer there (net/smtp.SendMail,
+	// a mail library, the app's own client built from a host and port). A
+	// message sent there is one point of the attempt, at its DATA, and an
+	// email effect per recipient exactly like a.Mailer's (Kind "email", Key
+	// the recipient, Payload the subject, plus "\n" and the body when there
+	// is one), compared under EffectPolicy("email", …). The sender is on the
+	// point's label, not in the Key or the Payload, so a.Mailer's emails
+	// (which have none) and the server's compare alike. A crash before the
+	// DATA answers with an SMTP error and sends nothing; after it was
+	// accepted (crash-after@N, reply-lost@N) the connection closes without
+	// the 250.
+	SMTP string
 
 	clock    func() time.Time
 	recorder *effects.Recorder
+	fakes    *fakeServers // its worker's fakes (fakeserver.go)
 
 	throughDefault http.RoundTripper // the attempt's requests through http.DefaultTransport: default_transport.go
 	baseURLs       *baseURLs         // the servers of BaseURL: baseurl.go
