@@ -35,6 +35,9 @@ type checkState struct {
 	followUps []*followUpTask
 	// locks are the Unique locks refused enqueues took (followups.go).
 	locks []lock
+	// world is the scenario's database in the attempts' Redis, once an
+	// attempt used RedisClientOpt (redis.go, store.go).
+	world *world
 }
 
 // task is one enqueued task as Redis holds it.
@@ -115,6 +118,11 @@ func (q *queue) fetch(_ context.Context, db *pgxpool.Pool, d twice.Delivery) (st
 	}
 	if d.JobID == "job-1" && d.Number == 1 {
 		st.followUps, st.locks = nil, nil // a new scenario (its first delivery)
+		if st.world != nil {
+			if err := st.world.flush(); err != nil {
+				return "", err
+			}
+		}
 	}
 	t := st.tasks[d.JobID]
 	if d.Number == 1 || t == nil {
@@ -214,13 +222,14 @@ func (q *queue) run(ctx context.Context, a *twice.Attempt) error {
 		return fmt.Errorf("twiceasynq: building asynq's handler context: %w", err)
 	}
 	defer cancel()
-	attemptQueues.Store(a, q) // NewClient(a) finds the queue (followups.go)
-	defer attemptQueues.Delete(a)
-	h := q.job.Handler(a)
-	if h == nil {
-		return errors.New("twiceasynq: Job.Handler returned a nil handler")
-	}
-	return h.ProcessTask(tctx, asynq.NewTaskWithHeaders(q.job.Task.Type(), q.job.Task.Payload(), q.job.Task.Headers()))
+	// NewClient(a) and RedisClientOpt(a) find the queue (redis.go).
+	return q.running(ctx, a, func() error {
+		h := q.job.Handler(a)
+		if h == nil {
+			return errors.New("twiceasynq: Job.Handler returned a nil handler")
+		}
+		return h.ProcessTask(tctx, asynq.NewTaskWithHeaders(q.job.Task.Type(), q.job.Task.Payload(), q.job.Task.Headers()))
+	})
 }
 
 // deadlineFrom is the task's deadline as asynq's processor computes it for
