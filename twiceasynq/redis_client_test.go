@@ -1,0 +1,144 @@
+package twiceasynq
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/hibiken/asynq"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/twicekit/twicekit/effects"
+	"github.com/twicekit/twicekit/pgfixture"
+	"github.com/twicekit/twicekit/twice"
+)
+
+// A ledger's worker credits a transfer with a guarded statement, then
+// enqueues the transfer's receipt through the app's own *asynq.Client,
+// built on RedisClientOpt(a); the receipt's handler emails the customer.
+
+var ledgerSchema = pgfixture.SQL(`
+CREATE TABLE credits (ref text PRIMARY KEY, account bigint NOT NULL, amount int NOT NULL);`)
+
+const (
+	creditType  = "ledger:credit"
+	receiptType = "ledger:receipt"
+)
+
+type transfer struct {
+	Ref     string `json:"ref"`
+	Account int64  `json:"account"`
+	Amount  int    `json:"amount"`
+}
+
+var transfer9812 = transfer{Ref: "tx-9812", Account: 77, Amount: 50}
+
+func (tr transfer) payload() []byte {
+	b, _ := json.Marshal(tr)
+	return b
+}
+
+// credit is the ledger's handler. Guarded by the credit's key, it
+// enqueues the receipt only when the credit is new (onlyNew), or whenever
+// the credit exists under the receipt's TaskID, taking
+// ErrTaskIDConflict as done.
+func credit(pool *pgxpool.Pool, client *asynq.Client, onlyNew bool) asynq.HandlerFunc {
+	return func(ctx context.Context, t *asynq.Task) error {
+		var tr transfer
+		if err := json.Unmarshal(t.Payload(), &tr); err != nil {
+			return fmt.Errorf("%v: %w", err, asynq.SkipRetry)
+		}
+		tag, err := pool.Exec(ctx, `INSERT INTO credits (ref, account, amount) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, tr.Ref, tr.Account, tr.Amount)
+		if err != nil {
+			return err
+		}
+		if onlyNew && tag.RowsAffected() == 0 {
+			return nil // credited before: done
+		}
+		_, err = client.EnqueueContext(ctx, asynq.NewTask(receiptType, t.Payload()), asynq.TaskID("receipt:"+tr.Ref))
+		if errors.Is(err, asynq.ErrTaskIDConflict) {
+			return nil // enqueued before
+		}
+		return err
+	}
+}
+
+// receipt emails the customer the receipt (at least once).
+func receipt(a *twice.Attempt) asynq.HandlerFunc {
+	return func(ctx context.Context, t *asynq.Task) error {
+		var tr transfer
+		if err := json.Unmarshal(t.Payload(), &tr); err != nil {
+			return fmt.Errorf("%v: %w", err, asynq.SkipRetry)
+		}
+		return a.Mailer.Send(ctx, effects.Email{To: fmt.Sprintf("account-%d@example.com", tr.Account), Subject: "Receipt " + tr.Ref,
+			Body: fmt.Sprintf("%d credited", tr.Amount)})
+	}
+}
+
+// ledgerJob is the credit under the check, its receipt worked by the
+// app's mux, every enqueue through the app's own asynq.Client on the
+// attempt's Redis.
+func ledgerJob(onlyNew bool) Job {
+	handler := func(a *twice.Attempt) asynq.Handler {
+		client := asynq.NewClient(RedisClientOpt(a))
+		return credit(a.Pool, client, onlyNew)
+	}
+	return Job{Schema: ledgerSchema, Task: asynq.NewTask(creditType, transfer9812.payload(), asynq.TaskID("credit:tx-9812")),
+		Handler: handler,
+		Mux: func(a *twice.Attempt) *asynq.ServeMux {
+			mux := asynq.NewServeMux()
+			mux.Handle(creditType, asynq.HandlerFunc(func(ctx context.Context, t *asynq.Task) error { return handler(a).ProcessTask(ctx, t) }))
+			mux.Handle(receiptType, receipt(a))
+			return mux
+		}}
+}
+
+// The receipt enqueued only when the credit is new: a crash after the
+// credit's commit, before the enqueue, loses the receipt for good (the
+// redelivery finds the credit and returns). The check sees the enqueue
+// the app's own client made, as a point and an effect, and the receipt
+// worked by the mux.
+func TestAReceiptEnqueuedOnlyForANewCreditIsLost(t *testing.T) {
+	rep := Check(t.Context(), ledgerJob(true), twice.EffectPolicy(effects.KindEmail, effects.AtLeastOnce))
+	if rep.Err != nil {
+		t.Fatal(rep.Err)
+	}
+	if rep.OK() {
+		t.Fatalf("the lost receipt passed:\n%s", rep)
+	}
+	if got := fmt.Sprint(findings(rep)); got != "[crash@2]" {
+		t.Errorf("flagged by %s, want [crash@2] (the credit committed, the enqueue not made):\n%s", got, rep)
+	}
+	for _, want := range []string{
+		`asynq task ledger:receipt "{\"ref\":\"tx-9812\",\"account\":77,\"amount\":50}": want 1, got 0 (exactly-once)`,
+		`email account-77@example.com "Receipt tx-9812\n50 credited": want 1, got 0 (at-least-once)`,
+	} {
+		if !strings.Contains(rep.String(), want) {
+			t.Errorf("the report does not say %q:\n%s", want, rep)
+		}
+	}
+	var jobs []string
+	for _, a := range rep.Reference.Attempts {
+		jobs = append(jobs, a.JobID)
+	}
+	if got := fmt.Sprint(jobs); got != "[job-1 follow-up-1]" {
+		t.Errorf("the reference run's attempts are %s, want [job-1 follow-up-1]: the receipt was not worked", got)
+	}
+	points := rep.Reference.Attempts[0].Points
+	if len(points) != 2 || !strings.Contains(points[1].Label, "asynq task ledger:receipt") {
+		t.Errorf("the reference run's points are %v, want the INSERT, then the enqueue through the app's client", points)
+	}
+}
+
+// Enqueued whenever the credit exists, under the receipt's TaskID: the
+// redelivery enqueues it again, asynq refuses the copy while the first is
+// stored, and every scenario sends the receipt.
+func TestAReceiptEnqueuedWheneverTheCreditExistsPasses(t *testing.T) {
+	rep := Check(t.Context(), ledgerJob(false), twice.EffectPolicy(effects.KindEmail, effects.AtLeastOnce))
+	if rep.Err != nil || !rep.OK() {
+		t.Fatalf("want a pass:\n%s", rep)
+	}
+}
