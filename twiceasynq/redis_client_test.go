@@ -142,3 +142,52 @@ func TestAReceiptEnqueuedWheneverTheCreditExistsPasses(t *testing.T) {
 		t.Fatalf("want a pass:\n%s", rep)
 	}
 }
+
+// Two copies of a task run at once, each enqueuing through its own
+// client on its attempt's Redis a note that names its job: each note is a
+// point of the attempt that enqueued it, in every concurrent scenario.
+func TestConcurrentEnqueuesAreTheirAttempts(t *testing.T) {
+	rep := Check(t.Context(), Job{Schema: ledgerSchema, Task: asynq.NewTask(creditType, transfer9812.payload()),
+		Handler: func(a *twice.Attempt) asynq.Handler {
+			client := asynq.NewClient(RedisClientOpt(a))
+			return asynq.HandlerFunc(func(ctx context.Context, t *asynq.Task) error {
+				if _, err := a.Pool.Exec(ctx, `SELECT count(*) FROM credits`); err != nil {
+					return err
+				}
+				if _, err := client.EnqueueContext(ctx, asynq.NewTask("note", []byte(a.JobID))); err != nil {
+					return err
+				}
+				_, err := a.Pool.Exec(ctx, `SELECT count(*) FROM credits`)
+				return err
+			})
+		}}, twice.EffectPolicy(EffectKind, effects.AtLeastOnce))
+	if rep.Err != nil {
+		t.Fatal(rep.Err)
+	}
+	concurrent := 0
+	for _, s := range rep.Scenarios {
+		if !strings.HasPrefix(s.Token(), "duplicate-overlap") {
+			continue
+		}
+		concurrent++
+		jobs := map[string]bool{}
+		for _, a := range s.Attempts {
+			jobs[a.JobID] = true
+			var notes []string
+			for _, p := range a.Points {
+				if strings.Contains(p.Label, "asynq task note") {
+					notes = append(notes, p.Label)
+				}
+			}
+			if want := fmt.Sprintf(`asynq task note "%s"`, a.JobID); len(notes) != 1 || notes[0] != want {
+				t.Errorf("%s: attempt %d of %s enqueued %q, want [%s]", s.Token(), a.Number, a.JobID, notes, want)
+			}
+		}
+		if !jobs["job-1"] || !jobs["job-2"] {
+			t.Errorf("%s ran %v, want both copies", s.Token(), jobs)
+		}
+	}
+	if concurrent == 0 {
+		t.Fatalf("no concurrent scenario played: %v", rep.Tokens())
+	}
+}
