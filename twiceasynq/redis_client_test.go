@@ -191,3 +191,31 @@ func TestConcurrentEnqueuesAreTheirAttempts(t *testing.T) {
 		t.Fatalf("no concurrent scenario played: %v", rep.Tokens())
 	}
 }
+
+// Without redis-server on the PATH, the attempts' Redis is the embedded
+// miniredis, and the lost receipt is flagged just the same.
+func TestTheEmbeddedRedisStandsInForRedisServer(t *testing.T) {
+	storeMu.Lock()
+	saved, savedLook := theStore, storeLookPath
+	theStore = nil
+	storeLookPath = func(string) (string, error) { return "", errors.New("not on the PATH") }
+	storeMu.Unlock()
+	defer func() {
+		storeMu.Lock()
+		theStore, storeLookPath = saved, savedLook
+		storeMu.Unlock()
+	}()
+	rep := Check(t.Context(), ledgerJob(true), twice.EffectPolicy(effects.KindEmail, effects.AtLeastOnce))
+	if rep.Err != nil {
+		t.Fatal(rep.Err)
+	}
+	if got := fmt.Sprint(findings(rep)); got != "[crash@2]" {
+		t.Errorf("flagged by %s, want [crash@2]:\n%s", got, rep)
+	}
+	storeMu.Lock()
+	name := theStore.name
+	storeMu.Unlock()
+	if name != "miniredis (embedded)" {
+		t.Errorf("the attempts' Redis is %s, want miniredis (embedded)", name)
+	}
+}

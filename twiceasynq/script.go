@@ -41,9 +41,9 @@ func classifyEnqueue(args [][]byte) (scriptEnqueue, bool) {
 	}
 	keys, argv := strs(args[3:3+n]), args[3+n:]
 	type shape struct {
-		keys                   []string // the keys' suffixes after asynq:{q}:, "t:" for the task key, "unique:" for the lock
-		msg, id, ttl, process  int      // ARGV indexes (-1: none)
-		argc                   int
+		keys                  []string // the keys' suffixes after asynq:{q}:, "t:" for the task key, "unique:" for the lock
+		msg, id, ttl, process int      // ARGV indexes (-1: none)
+		argc                  int
 	}
 	shapes := []shape{
 		{[]string{"t:", "pending"}, 0, 1, -1, -1, 3},
