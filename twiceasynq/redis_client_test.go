@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hibiken/asynq"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -217,5 +218,40 @@ func TestTheEmbeddedRedisStandsInForRedisServer(t *testing.T) {
 	storeMu.Unlock()
 	if name != "miniredis (embedded)" {
 		t.Errorf("the attempts' Redis is %s, want miniredis (embedded)", name)
+	}
+}
+
+// An asynq.Inspector on the attempt's Redis sees what the attempt's
+// client enqueued there, as asynq stored it; the next scenario starts
+// from an empty Redis.
+func TestTheInspectorSeesWhatWasEnqueued(t *testing.T) {
+	var seen []string
+	rep := Check(t.Context(), Job{Schema: ledgerSchema, Task: asynq.NewTask(creditType, transfer9812.payload(), asynq.TaskID("credit:tx-9812")),
+		Handler: func(a *twice.Attempt) asynq.Handler {
+			client := asynq.NewClient(RedisClientOpt(a))
+			inspector := asynq.NewInspector(RedisClientOpt(a))
+			return asynq.HandlerFunc(func(ctx context.Context, t *asynq.Task) error {
+				info, err := client.EnqueueContext(ctx, asynq.NewTask(receiptType, t.Payload()), asynq.Queue("critical"), asynq.ProcessIn(time.Hour), asynq.MaxRetry(2))
+				if err != nil {
+					return err
+				}
+				got, err := inspector.GetTaskInfo("critical", info.ID)
+				if err != nil {
+					return err
+				}
+				all, err := inspector.ListScheduledTasks("critical")
+				if err != nil {
+					return err
+				}
+				seen = append(seen, fmt.Sprintf("%s %s %s retry %d of %d", got.Type, got.State, got.Queue, got.MaxRetry, len(all)))
+				return nil
+			})
+		}}, twice.Only("crash@end"))
+	if rep.Err != nil {
+		t.Fatal(rep.Err)
+	}
+	want := "[ledger:receipt scheduled critical retry 2 of 1 ledger:receipt scheduled critical retry 2 of 1 ledger:receipt scheduled critical retry 2 of 1 ledger:receipt scheduled critical retry 2 of 2]"
+	if got := fmt.Sprint(seen); got != want {
+		t.Errorf("the inspector saw %s\nwant (the two clean runs, then crash@end's two deliveries) %s\n%s", got, want, rep)
 	}
 }
