@@ -255,3 +255,14 @@ func TestTheInspectorSeesWhatWasEnqueued(t *testing.T) {
 		t.Errorf("the inspector saw %s\nwant (the two clean runs, then crash@end's two deliveries) %s\n%s", got, want, rep)
 	}
 }
+
+// An attempt twiceasynq is not running gets options whose every command
+// fails with what to do.
+func TestRedisClientOptOfAForeignAttemptSaysWhatToDo(t *testing.T) {
+	client := asynq.NewClient(RedisClientOpt(&twice.Attempt{}))
+	defer client.Close()
+	_, err := client.Enqueue(asynq.NewTask(receiptType, nil))
+	if err == nil || !strings.Contains(err.Error(), "call it in Job.Handler or Job.Mux with the attempt they get") {
+		t.Fatalf("the enqueue returned %v, want an error that says to call RedisClientOpt with the attempt Job.Handler or Job.Mux gets", err)
+	}
+}
