@@ -67,6 +67,7 @@ func (c *checker) startAttempt(ctx context.Context, w *inject.Worker, jobID stri
 		Payments: effects.ProviderURL,
 		clock:    c.now,
 		recorder: h.recorder,
+		fakes:    h.fakes,
 
 		throughDefault: c.throughDefault,
 	}

@@ -38,6 +38,9 @@ type checker struct {
 	leftOut leftOut      // what the budget left out of a long job
 	conc    *concurrency // the concurrent scenarios' workers
 	closers []func()
+	// fakeTrouble is what went wrong with the fakes of the check and its
+	// lanes (fakeserver.go), shared with the lanes.
+	fakeTrouble *fakeTrouble
 
 	mu      sync.Mutex
 	clock   time.Time
@@ -128,6 +131,9 @@ func Check(ctx context.Context, job Job, opts ...Option) *Report {
 				rep.Err = wentAway(cause, err)
 			}
 		}
+		if err := c.fakeTrouble.err(); err != nil && rep.Err == nil {
+			rep.Err, rep.Findings = err, nil // a check whose fake failed proves nothing (fakeserver.go)
+		}
 	}()
 	c.parallel, c.shard = parallel, sh
 	c.run(ctx, rep)
@@ -211,7 +217,7 @@ func newChecker(ctx context.Context, job Job, cfg *config) (*checker, error) {
 		_ = db.Close(ctx, false)
 		return nil, err
 	}
-	c := &checker{cfg: cfg, job: job, srv: srv, db: db, worker: worker, log: effects.NewLog(), seeded: &seedState{}}
+	c := &checker{cfg: cfg, job: job, srv: srv, db: db, worker: worker, log: effects.NewLog(), seeded: &seedState{}, fakeTrouble: &fakeTrouble{}}
 	c.setUp.watch(worker)
 	c.onClose(release) // last, once every worker is closed
 	c.onClose(worker.Close)

@@ -1,9 +1,11 @@
 package twice_test
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 
@@ -63,4 +65,64 @@ func ExampleHTTPHost() {
 	// Output:
 	// http POST carrier.example/v1/bookings {"order":6735}
 	// the job failed on a clean run: Post "https://api.carrier.example/v1/bookings": effects: no fake serves host "api.carrier.example" (POST /v1/bookings)
+}
+
+// A fake of any protocol is a function that serves one connection: here a
+// text-message gateway speaking "SEND <number> <text>", answered "OK". The
+// job dials a.FakeAddr("sms"), where its configuration would name the
+// gateway's host and port, and every SEND is a point and an effect of the
+// attempt that sent it.
+func ExampleServeFake() {
+	gateway := twice.ServeFake("sms", func(c *twice.FakeConn) {
+		r := bufio.NewReader(c)
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				return
+			}
+			to, text, _ := strings.Cut(strings.TrimPrefix(strings.TrimSpace(line), "SEND "), " ")
+			applied := false
+			err = c.Effect(c.Context(), "sms", to, text, func(context.Context) error {
+				applied = true
+				return nil
+			})
+			switch {
+			case err == nil:
+				_, _ = fmt.Fprint(c, "OK\n")
+			case applied:
+				return // sent, but the attempt died or its reply was lost: close, no "OK"
+			default:
+				_, _ = fmt.Fprint(c, "ERR not sent\n")
+			}
+		}
+	})
+	job := orderJob("mark, then text", func(ctx context.Context, a *twice.Attempt) error {
+		if _, err := a.Pool.Exec(ctx, `UPDATE orders SET notified = true WHERE id = 6735`); err != nil {
+			return err
+		}
+		conn, err := new(net.Dialer).DialContext(ctx, "tcp", a.FakeAddr("sms"))
+		if err != nil {
+			return err
+		}
+		defer conn.Close()
+		if _, err := fmt.Fprint(conn, "SEND +15550100 Order 6735 has shipped\n"); err != nil {
+			return err
+		}
+		if reply, err := bufio.NewReader(conn).ReadString('\n'); err != nil || reply != "OK\n" {
+			return fmt.Errorf("sms gateway: %q %v", reply, err)
+		}
+		return nil
+	})
+	rep := twice.Check(context.Background(), job, gateway, twice.WithoutConcurrency("the example shows the sequential scenarios"))
+	fmt.Println(rep.Reference.Attempts[0].Points[1].Label)
+	for _, f := range rep.Findings {
+		fmt.Println(f.Token, strings.Join(mismatchStrings(f.Effects), "; "))
+	}
+	// Output:
+	// sms +15550100 "Order 6735 has shipped"
+	// sequential sms +15550100 "Order 6735 has shipped": want 1, got 2 (exactly-once)
+	// crash@end sms +15550100 "Order 6735 has shipped": want 1, got 2 (exactly-once)
+	// duplicate-enqueue sms +15550100 "Order 6735 has shipped": want 1, got 2 (exactly-once)
+	// crash-after@2 sms +15550100 "Order 6735 has shipped": want 1, got 2 (exactly-once)
+	// reply-lost@2 sms +15550100 "Order 6735 has shipped": want 1, got 2 (exactly-once)
 }

@@ -69,6 +69,7 @@ type effectHandles struct {
 	webhooks *effects.WebhookSink
 	recorder *effects.Recorder
 	http     *http.Client
+	fakes    *fakeServers // the worker's listeners: fakeserver.go
 }
 
 // addHandles makes the effect handles of worker w (wireEffects and
@@ -81,6 +82,7 @@ func (c *checker) addHandles(w *inject.Worker) error {
 			return fmt.Errorf("twice: HTTPHost: %w", err)
 		}
 	}
+	var err error
 	h := &effectHandles{
 		mailer:   effects.NewMailer(c.log, g),
 		webhooks: effects.NewWebhookSink(c.log, g),
@@ -88,6 +90,9 @@ func (c *checker) addHandles(w *inject.Worker) error {
 		http:     router.Client(),
 	}
 	c.onClose(h.http.CloseIdleConnections)
+	if h.fakes, err = c.serveFakes(h.recorder); err != nil {
+		return err
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.handles == nil {

@@ -11,6 +11,7 @@ import (
 // effectsConfig is what the options say about the effect fakes.
 type effectsConfig struct {
 	hosts []hostMount
+	fakes []fakeServe // ServeFake: fakeserver.go
 }
 
 type hostMount struct {

@@ -89,6 +89,7 @@ type Attempt struct {
 
 	clock    func() time.Time
 	recorder *effects.Recorder
+	fakes    *fakeServers // its worker's fakes (fakeserver.go)
 
 	throughDefault http.RoundTripper // the attempt's requests through http.DefaultTransport: default_transport.go
 }

@@ -152,7 +152,7 @@ func (c *checker) newLane(ctx context.Context) (lane *checker, ok bool, err erro
 		_ = db.Close(ctx, false)
 		return nil, false, err
 	}
-	l := &checker{cfg: c.cfg, job: c.job, srv: c.srv, db: db, worker: worker, log: effects.NewLog(), seeded: c.seeded}
+	l := &checker{cfg: c.cfg, job: c.job, srv: c.srv, db: db, worker: worker, log: effects.NewLog(), seeded: c.seeded, fakeTrouble: c.fakeTrouble}
 	l.setUp.watch(worker)
 	l.onClose(release)
 	l.onClose(worker.Close)

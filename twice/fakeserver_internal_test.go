@@ -1,0 +1,50 @@
+package twice
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/twicekit/twicekit/effects"
+	"github.com/twicekit/twicekit/faults"
+	"github.com/twicekit/twicekit/internal/inject"
+)
+
+// A fake's call made while no attempt runs on its worker is refused, and
+// recorded as a call that bypassed the attempt's handles.
+func TestAFakesCallBetweenAttemptsIsRefusedAsForeign(t *testing.T) {
+	c := &checker{}
+	log := effects.NewLog()
+	rec := effects.NewRecorder(log, gate{c: c, owner: inject.NewOwner(nil)})
+	trouble := &fakeTrouble{}
+	f := newFakeServers(rec, trouble)
+	defer f.close()
+	got := make(chan error, 1)
+	addr, err := f.listen(`ServeFake("sms")`, func(fc *FakeConn) {
+		line, _ := bufio.NewReader(fc).ReadString('\n')
+		got <- fc.Effect(fc.Context(), "sms", "+15550100", line, nil)
+	})
+	require.NoError(t, err)
+	conn, err := net.Dial("tcp", addr)
+	require.NoError(t, err)
+	defer conn.Close()
+	_, err = fmt.Fprint(conn, "hello\n")
+	require.NoError(t, err)
+	err = <-got
+	require.True(t, errors.Is(err, faults.ErrForeignContext), "%v", err)
+	require.Equal(t, []string{`sms +15550100 "hello\n"`}, c.foreign)
+	require.Zero(t, log.Len())
+	require.NoError(t, trouble.err())
+}
+
+// A FakeConn the check did not make says so.
+func TestAFakeConnNotMadeByACheck(t *testing.T) {
+	err := (&FakeConn{}).Effect(context.Background(), "sms", "+15550100", "hi", nil)
+	require.ErrorContains(t, err, "use the *FakeConn a ServeFake serve function is given")
+	require.Equal(t, refusedAddr, (&Attempt{}).FakeAddr("sms"))
+}
