@@ -81,7 +81,7 @@ func (c *Client) EnqueueContext(ctx context.Context, task *asynq.Task, opts ...a
 	if set.invalid != "" {
 		return nil, errors.New(set.invalid) // asynq's own refusal
 	}
-	return c.q.enqueue(ctx, c.a, enqueued{typ: task.Type(), payload: task.Payload(), headers: task.Headers(), set: set}, nil)
+	return c.q.enqueue(ctx, c.a, c.a.Effect, enqueued{typ: task.Type(), payload: task.Payload(), headers: task.Headers(), set: set}, nil)
 }
 
 // enqueued is one enqueue as asynq's client makes it: the task and its
@@ -93,6 +93,9 @@ type enqueued struct {
 	set     settings
 }
 
+// effectFunc is twice.Attempt.Effect's signature, and twice.FakeConn.Effect's.
+type effectFunc func(ctx context.Context, kind, key string, payload any, do func(ctx context.Context) error) error
+
 // errAggregation marks the refusal of a task enqueued in a Group.
 var errAggregation = errors.New("the check does not play asynq's task aggregation")
 
@@ -100,10 +103,11 @@ var errAggregation = errors.New("the check does not play asynq's task aggregatio
 // Client.EnqueueContext and the attempt's Redis (redis.go) share: a point
 // of the attempt, an effect of kind EffectKind on the task's type (and
 // queue) with its payload, refused as asynq's client refuses it, else
-// recorded in the model's Redis as a follow-up. store, when not nil, writes
-// the accepted task into the attempt's Redis too, inside the effect: an
-// error from it leaves the task unrecorded.
-func (q *queue) enqueue(ctx context.Context, a *twice.Attempt, e enqueued, store func(context.Context) error) (*asynq.TaskInfo, error) {
+// recorded in the model's Redis as a follow-up. effect is the attempt's
+// Effect (a.Effect, or the Effect of its worker's Redis connection). store,
+// when not nil, writes the accepted task into the attempt's Redis too,
+// inside the effect: an error from it leaves the task unrecorded.
+func (q *queue) enqueue(ctx context.Context, a *twice.Attempt, effect effectFunc, e enqueued, store func(context.Context) error) (*asynq.TaskInfo, error) {
 	set := e.set
 	if set.group != "" {
 		return nil, fmt.Errorf("twiceasynq: %w: %s was enqueued in Group(%q); check the aggregated task's handler as a job of its own", errAggregation, e.typ, set.group)
@@ -119,7 +123,7 @@ func (q *queue) enqueue(ctx context.Context, a *twice.Attempt, e enqueued, store
 		key += " (queue " + set.queue + ")"
 	}
 	var info *asynq.TaskInfo
-	err := a.Effect(ctx, EffectKind, key, e.payload, func(ctx context.Context) error {
+	err := effect(ctx, EffectKind, key, e.payload, func(ctx context.Context) error {
 		now := a.Now()
 		q.mu.Lock()
 		defer q.mu.Unlock()
@@ -330,7 +334,7 @@ func (q *queue) workFollowUp(key string) func(ctx context.Context, a *twice.Atte
 			return fmt.Errorf("twiceasynq: building asynq's handler context: %w", err)
 		}
 		defer cancel()
-		return q.running(ctx, a, func() error {
+		return q.running(a, func() error {
 			mux := q.job.Mux(a)
 			if mux == nil {
 				return errors.New("twiceasynq: Job.Mux returned a nil mux")

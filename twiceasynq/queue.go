@@ -25,6 +25,7 @@ type queue struct {
 	checks   map[*pgxpool.Pool]*checkState // by the check's own pool
 	byWorker map[*pgxpool.Pool]*checkState // by the attempts' pools
 	keys     int                           // follow-up tasks enqueued in the check (followups.go)
+	onWorker map[string]*attemptRun        // the attempt running on each worker, by its Redis's address (redis.go)
 }
 
 // checkState is what Redis would hold for one check's scenario.
@@ -77,6 +78,7 @@ func newQueue(job Job) *queue {
 		set:      composeOptions(job.Task, job.Options),
 		checks:   map[*pgxpool.Pool]*checkState{},
 		byWorker: map[*pgxpool.Pool]*checkState{},
+		onWorker: map[string]*attemptRun{},
 	}
 }
 
@@ -89,6 +91,7 @@ func (q *queue) options() []twice.Option {
 		twice.QueueWords(q.words),
 		twice.MaxDeliveries(q.set.maxRetry + 1),
 		twice.WithoutOverlappingDeliveries(overlapsOff),
+		twice.ServeFake(redisFake, q.serveRedis), // RedisClientOpt (redis.go)
 	}
 }
 
@@ -223,7 +226,7 @@ func (q *queue) run(ctx context.Context, a *twice.Attempt) error {
 	}
 	defer cancel()
 	// NewClient(a) and RedisClientOpt(a) find the queue (redis.go).
-	return q.running(ctx, a, func() error {
+	return q.running(a, func() error {
 		h := q.job.Handler(a)
 		if h == nil {
 			return errors.New("twiceasynq: Job.Handler returned a nil handler")

@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/hibiken/asynq"
@@ -16,12 +14,14 @@ import (
 )
 
 // The attempt's Redis: RedisClientOpt(a) is the address of a Redis the
-// check owns for the attempt a. An application builds its real
-// *asynq.Client (or asynq.Inspector) on it. Every command goes to the
-// store (store.go), on the database of the attempt's world, except asynq's
-// enqueue scripts: those are the enqueue NewClient(a) makes (enqueue in
-// followups.go), a point and an effect of the attempt, refused as asynq
-// refuses it, and on acceptance written to the store too.
+// check owns for the attempt a, a fake each worker serves
+// (twice.ServeFake), whose calls are the effects of the attempt running
+// on that worker. An application builds its real *asynq.Client (or
+// asynq.Inspector) on it. Every command goes to the store (store.go), on
+// the database of the attempt's world, except asynq's enqueue scripts:
+// those are the enqueue NewClient(a) makes (enqueue in followups.go), a
+// point and an effect of the attempt, refused as asynq refuses it, and on
+// acceptance written to the store too.
 
 // RedisClientOpt returns the options of a Redis the check owns for the
 // attempt a: call it in Job.Handler or Job.Mux, where the application
@@ -33,142 +33,63 @@ import (
 // Redis: Debian's redis-server when it is on the PATH, else an embedded
 // miniredis; either starts empty in every scenario.
 //
-// The Redis listens on a loopback port of its own for the attempt, and
-// closes when the attempt returns. Given an attempt twiceasynq is not
-// running, the options name a network that makes every command fail with
-// what to do.
+// The Redis listens on a loopback port of the attempt's worker
+// (twice.ServeFake), so the calls of concurrent attempts are each their
+// own. Given an attempt twiceasynq is not running, the options name a
+// network that makes every command fail with what to do.
 func RedisClientOpt(a *twice.Attempt) asynq.RedisClientOpt {
-	v, ok := attemptQueues.Load(a)
-	if !ok {
+	if _, ok := attemptQueues.Load(a); !ok {
 		return asynq.RedisClientOpt{Network: notAttemptsRedis, Addr: "twiceasynq.invalid:0"}
-	}
-	addr, err := v.(*attemptRun).redisAddr()
-	if err != nil {
-		return asynq.RedisClientOpt{Network: "twiceasynq: " + err.Error(), Addr: "twiceasynq.invalid:0"}
 	}
 	// A concurrent scenario holds an attempt at its points while the other
 	// runs: longer than go-redis's 3 s read timeout, under load.
-	return asynq.RedisClientOpt{Addr: addr, ReadTimeout: time.Minute, WriteTimeout: time.Minute}
+	return asynq.RedisClientOpt{Addr: a.FakeAddr(redisFake), ReadTimeout: time.Minute, WriteTimeout: time.Minute}
 }
 
 const notAttemptsRedis = "twiceasynq.RedisClientOpt got an attempt twiceasynq is not running: call it in Job.Handler or Job.Mux with the attempt they get"
 
-// attemptRun is one attempt twiceasynq runs, while its handler is built
-// and runs: NewClient and RedisClientOpt find it in attemptQueues.
-type attemptRun struct {
-	q   *queue
-	a   *twice.Attempt
-	ctx context.Context // the attempt's: the enqueues through its Redis are its points
+// redisFake is the name of the attempt's Redis among the check's fakes.
+const redisFake = "twiceasynq: the attempt's Redis"
 
-	mu     sync.Mutex
-	front  *redisFront
-	closed bool
+// attemptRun is one attempt twiceasynq runs, while its handler is built
+// and runs: NewClient and RedisClientOpt find it in attemptQueues, the
+// attempt's Redis in its queue's onWorker.
+type attemptRun struct {
+	q *queue
+	a *twice.Attempt
 }
 
-// running runs f with the attempt a registered, and closes its Redis
-// when f returns.
-func (q *queue) running(ctx context.Context, a *twice.Attempt, f func() error) error {
-	r := &attemptRun{q: q, a: a, ctx: ctx}
+// running runs f with the attempt a registered.
+func (q *queue) running(a *twice.Attempt, f func() error) error {
+	r := &attemptRun{q: q, a: a}
 	attemptQueues.Store(a, r)
+	addr := a.FakeAddr(redisFake)
+	q.mu.Lock()
+	q.onWorker[addr] = r
+	q.mu.Unlock()
 	defer func() {
 		attemptQueues.Delete(a)
-		r.close()
+		q.mu.Lock()
+		if q.onWorker[addr] == r {
+			delete(q.onWorker, addr)
+		}
+		q.mu.Unlock()
 	}()
 	return f()
 }
 
-// redisAddr starts the attempt's Redis on first use and returns its
-// address.
-func (r *attemptRun) redisAddr() (string, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.closed {
-		return "", errors.New("the attempt returned: its Redis is closed")
-	}
-	if r.front == nil {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return "", fmt.Errorf("listening for the attempt's Redis: %w", err)
-		}
-		r.front = &redisFront{run: r, l: l, conns: map[net.Conn]bool{}}
-		r.front.wg.Add(1)
-		go r.front.accept()
-	}
-	return r.front.l.Addr().String(), nil
+// runOn is the attempt running on the worker whose Redis listens on
+// addr, or nil.
+func (q *queue) runOn(addr string) *attemptRun {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.onWorker[addr]
 }
 
-func (r *attemptRun) close() {
-	r.mu.Lock()
-	r.closed = true
-	f := r.front
-	r.mu.Unlock()
-	if f != nil {
-		f.close()
-	}
-}
-
-// redisFront serves the attempt's Redis: RESP read and written with
-// redcon, each connection with a connection to the store behind it.
-type redisFront struct {
-	run *attemptRun
-	l   net.Listener
-	wg  sync.WaitGroup
-
-	mu     sync.Mutex
-	conns  map[net.Conn]bool
-	closed bool
-}
-
-func (f *redisFront) accept() {
-	defer f.wg.Done()
-	for {
-		c, err := f.l.Accept()
-		if err != nil {
-			return
-		}
-		f.mu.Lock()
-		if f.closed {
-			f.mu.Unlock()
-			c.Close()
-			return
-		}
-		f.conns[c] = true
-		f.wg.Add(1)
-		f.mu.Unlock()
-		go func() {
-			defer f.wg.Done()
-			defer func() {
-				c.Close()
-				f.mu.Lock()
-				delete(f.conns, c)
-				f.mu.Unlock()
-			}()
-			f.serve(c)
-		}()
-	}
-}
-
-// close stops the listener and every connection, and waits for them.
-func (f *redisFront) close() {
-	f.mu.Lock()
-	f.closed = true
-	f.l.Close()
-	for c := range f.conns {
-		c.Close()
-	}
-	f.mu.Unlock()
-	f.wg.Wait()
-}
-
-// session is one client connection's state.
-type session struct {
-	f     *redisFront
-	be    *backend // the store, on the world's database; dialed at first need
-	multi bool     // inside MULTI … EXEC
-}
-
-func (f *redisFront) serve(c net.Conn) {
-	s := &session{f: f}
+// serveRedis serves one connection to a worker's Redis: RESP read and
+// written with redcon, with a connection to the store behind it.
+func (q *queue) serveRedis(c *twice.FakeConn) {
+	s := &session{q: q, c: c, addr: c.LocalAddr().String()}
 	defer func() {
 		if s.be != nil {
 			s.be.close()
@@ -193,6 +114,15 @@ func (f *redisFront) serve(c net.Conn) {
 			return
 		}
 	}
+}
+
+// session is one client connection's state.
+type session struct {
+	q     *queue
+	c     *twice.FakeConn
+	addr  string   // the worker's Redis
+	be    *backend // the store, on the world's database; dialed at first need
+	multi bool     // inside MULTI … EXEC
 }
 
 // handle answers one command; false closes the connection.
@@ -232,7 +162,7 @@ func (s *session) handle(cmd redcon.Command, wr *redcon.Writer) bool {
 			return s.enqueue(cmd, e, wr)
 		}
 	}
-	be, err := s.backend()
+	be, err := s.backend(s.q.runOn(s.addr))
 	if err != nil {
 		wr.WriteError("ERR " + err.Error())
 		return true
@@ -245,10 +175,16 @@ func (s *session) handle(cmd redcon.Command, wr *redcon.Writer) bool {
 	return true
 }
 
-// backend is the session's connection to the store, on its world's
-// database.
-func (s *session) backend() (*backend, error) {
-	w, err := s.f.run.q.worldOf(s.f.run.a)
+// errNoAttempt is a command on a worker's Redis while no attempt runs there.
+var errNoAttempt = errors.New("twiceasynq: no attempt runs on this worker: a client built on RedisClientOpt(a) was used after its attempt returned")
+
+// backend is the session's connection to the store, on the database of
+// the world of the attempt running on the worker (run).
+func (s *session) backend(run *attemptRun) (*backend, error) {
+	if run == nil {
+		return nil, errNoAttempt
+	}
+	w, err := s.q.worldOf(run.a)
 	if err != nil {
 		return nil, err
 	}
@@ -269,7 +205,8 @@ func (s *session) backend() (*backend, error) {
 // ErrTaskIDConflict, -1 ErrDuplicateTask. A crash, or a reply the check
 // loses, closes the connection: asynq's client sees no reply.
 func (s *session) enqueue(cmd redcon.Command, e scriptEnqueue, wr *redcon.Writer) bool {
-	be, err := s.backend()
+	run := s.q.runOn(s.addr)
+	be, err := s.backend(run)
 	if err != nil {
 		wr.WriteError("ERR " + err.Error())
 		return true
@@ -289,8 +226,7 @@ func (s *session) enqueue(cmd redcon.Command, e scriptEnqueue, wr *redcon.Writer
 		}
 	}
 	var storeErr error
-	run := s.f.run
-	_, err = run.q.enqueue(run.ctx, run.a, e.enqueued(), func(context.Context) error {
+	_, err = s.q.enqueue(s.c.Context(), run.a, s.c.Effect, e.enqueued(), func(context.Context) error {
 		storeErr = writeEnqueue(be, cmd, e)
 		return storeErr
 	})
