@@ -202,8 +202,9 @@ func (s *session) backend(run *attemptRun) (*backend, error) {
 // enqueue is asynq's enqueue script, played: the model's answer, and on
 // acceptance the script on the store, inside the attempt's effect. The
 // script's reply is what asynq maps to its errors: 1 enqueued, 0
-// ErrTaskIDConflict, -1 ErrDuplicateTask. A crash, or a reply the check
-// loses, closes the connection: asynq's client sees no reply.
+// ErrTaskIDConflict, -1 ErrDuplicateTask. An enqueue made, then crashed
+// or its reply lost, closes the connection: asynq's client sees no reply.
+// One not made (a crash before it) gets an error reply.
 func (s *session) enqueue(cmd redcon.Command, e scriptEnqueue, wr *redcon.Writer) bool {
 	run := s.q.runOn(s.addr)
 	be, err := s.backend(run)
@@ -225,8 +226,10 @@ func (s *session) enqueue(cmd redcon.Command, e scriptEnqueue, wr *redcon.Writer
 			return true
 		}
 	}
+	var stored bool
 	var storeErr error
 	_, err = s.q.enqueue(s.c.Context(), run.a, s.c.Effect, e.enqueued(), func(context.Context) error {
+		stored = true
 		storeErr = writeEnqueue(be, cmd, e)
 		return storeErr
 	})
@@ -237,10 +240,10 @@ func (s *session) enqueue(cmd redcon.Command, e scriptEnqueue, wr *redcon.Writer
 		wr.WriteInt(0)
 	case errors.Is(err, asynq.ErrDuplicateTask):
 		wr.WriteInt(-1)
-	case storeErr != nil, errors.Is(err, errAggregation):
+	case stored && storeErr == nil:
+		return false // enqueued, then the attempt died or its reply was lost: no reply
+	default: // nothing was enqueued: a crash before it, the store's refusal, a Group
 		wr.WriteError("ERR " + err.Error())
-	default:
-		return false // crashed, or the reply was lost
 	}
 	return true
 }

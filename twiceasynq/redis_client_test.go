@@ -142,6 +142,17 @@ func TestAReceiptEnqueuedWheneverTheCreditExistsPasses(t *testing.T) {
 	if rep.Err != nil || !rep.OK() {
 		t.Fatalf("want a pass:\n%s", rep)
 	}
+	// The enqueue's reply lost: the connection closes, go-redis sends the
+	// script again, and the task it stored makes asynq answer
+	// ErrTaskIDConflict, as a real Redis would.
+	lost := scenario(rep, "reply-lost@2")
+	if lost == nil {
+		t.Fatalf("reply-lost@2 did not play: %v", rep.Tokens())
+	}
+	a := lost.Attempts[0]
+	if len(a.Points) != 3 || !strings.Contains(a.Points[2].Label, "asynq task ledger:receipt") || a.Err != nil {
+		t.Errorf("reply-lost@2's attempt reached %v and returned %v, want the INSERT, the enqueue, go-redis's second try of it, and nil (ErrTaskIDConflict taken as done)", a.Points, a.Err)
+	}
 }
 
 // Two copies of a task run at once, each enqueuing through its own
