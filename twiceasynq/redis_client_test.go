@@ -11,6 +11,7 @@ import (
 
 	"github.com/hibiken/asynq"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/twicekit/twicekit/effects"
 	"github.com/twicekit/twicekit/pgfixture"
@@ -275,5 +276,42 @@ func TestRedisClientOptOfAForeignAttemptSaysWhatToDo(t *testing.T) {
 	_, err := client.Enqueue(asynq.NewTask(receiptType, nil))
 	if err == nil || !strings.Contains(err.Error(), "call it in Job.Handler or Job.Mux with the attempt they get") {
 		t.Fatalf("the enqueue returned %v, want an error that says to call RedisClientOpt with the attempt Job.Handler or Job.Mux gets", err)
+	}
+}
+
+// The attempt's Redis answers go-redis as a Redis does: RESP2 after its
+// HELLO 3, the app's SELECT on its one database, FLUSHALL on it alone;
+// what it does not serve is refused with why.
+func TestTheAttemptsRedisServesGoRedis(t *testing.T) {
+	var got []string
+	rep := Check(t.Context(), Job{Schema: ledgerSchema, Task: asynq.NewTask(creditType, transfer9812.payload()),
+		Handler: func(a *twice.Attempt) asynq.Handler {
+			return asynq.HandlerFunc(func(ctx context.Context, _ *asynq.Task) error {
+				rc := redis.NewClient(&redis.Options{Addr: RedisClientOpt(a).Addr, DB: 3})
+				defer rc.Close()
+				say := func(what string, v any, err error) { got = append(got, fmt.Sprintf("%s: %v %v", what, v, err)) }
+				say("set", "", rc.Set(ctx, "k", "v", 0).Err())
+				v, err := rc.Get(ctx, "k").Result()
+				say("get", v, err)
+				say("flushall", "", rc.FlushAll(ctx).Err())
+				_, err = rc.Get(ctx, "k").Result()
+				say("get after flushall", "", err)
+				_, err = rc.Do(ctx, "SUBSCRIBE", "news").Result()
+				say("subscribe", "", err)
+				return nil
+			})
+		}}, twice.Only("sequential"))
+	if rep.Err != nil {
+		t.Fatal(rep.Err)
+	}
+	want := []string{
+		"set:  <nil>",
+		"get: v <nil>",
+		"flushall:  <nil>",
+		"get after flushall:  redis: nil",
+		"subscribe:  ERR the attempt's Redis serves asynq's client and inspector: SUBSCRIBE is not served (the check plays asynq's server itself)",
+	}
+	if len(got) < len(want) || fmt.Sprint(got[:len(want)]) != fmt.Sprint(want) {
+		t.Errorf("go-redis got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -262,6 +262,9 @@ func (b *backend) roundTrip(cmd []byte) (redcon.RESP, error) {
 			}
 			return r, nil
 		}
+		if len(buf) > 0 && !strings.ContainsRune("+-:$*", rune(buf[0])) {
+			return redcon.RESP{}, fmt.Errorf("twiceasynq: the attempts' Redis answered in a protocol other than RESP2 (%q)", buf[:min(len(buf), 20)])
+		}
 		chunk := make([]byte, 4096)
 		n, err := b.rd.Read(chunk)
 		if err != nil {
