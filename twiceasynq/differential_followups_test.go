@@ -166,19 +166,42 @@ func TestModelAgreesWithAsynqOnFollowUps(t *testing.T) {
 	}
 }
 
+// TestRedisClientAgreesOnFollowUps holds the app's own *asynq.Client on
+// RedisClientOpt(a) to the table NewClient(a) is held to: the same cases,
+// delivery by delivery, and the table of docs/queues.md that asynq wrote.
+func TestRedisClientAgreesOnFollowUps(t *testing.T) {
+	engines := compareEach(t, followUpDiffCases, func(c followUpDiffCase) string { return c.name }, runFollowUpModel,
+		func(t *testing.T, c followUpDiffCase) outcome { return runFollowUpModelWith(t, c, redisClient) })
+	if engines != nil {
+		docsblock.Check(t, "../docs/queues.md", "twiceasynq:followups", followUpTable(followUpDiffCases, engines))
+	}
+}
+
+// redisClient is the app's own asynq client on the attempt's Redis.
+func redisClient(a *twice.Attempt) enqueuer { return asynq.NewClient(RedisClientOpt(a)) }
+
+// modelClient is the attempt's Client.
+func modelClient(a *twice.Attempt) enqueuer { return NewClient(a) }
+
 // runFollowUpModel is the check's reference run with Job.Mux: the ship
-// task, then its reward as a follow-up. The reward's final state is the
-// model's Redis once the reference run's follow-up was settled for the
-// last time (the first follow-up of the check).
+// task, then its reward as a follow-up, enqueued through NewClient(a).
 func runFollowUpModel(t *testing.T, c followUpDiffCase) outcome {
+	return runFollowUpModelWith(t, c, modelClient)
+}
+
+// runFollowUpModelWith is runFollowUpModel with the ship handler's client
+// built by client. The reward's final state is the model's Redis once the
+// reference run's follow-up was settled for the last time (the first
+// follow-up of the check).
+func runFollowUpModelWith(t *testing.T, c followUpDiffCase, client func(*twice.Attempt) enqueuer) outcome {
 	r := c.record()
 	job := Job{Schema: schema, Seed: seed, Task: asynq.NewTask(shipType, payload(9812), asynq.TaskID(followUpIDs[0])),
 		Handler: func(a *twice.Attempt) asynq.Handler {
-			return logged(a.Pool, shipRecorded(a.Pool, NewClient(a), r, c.rewardOpts()...))
+			return logged(a.Pool, shipRecorded(a.Pool, client(a), r, c.rewardOpts()...))
 		},
 		Mux: func(a *twice.Attempt) *asynq.ServeMux {
 			mux := asynq.NewServeMux()
-			mux.Handle(shipType, logged(a.Pool, shipRecorded(a.Pool, NewClient(a), r, c.rewardOpts()...)))
+			mux.Handle(shipType, logged(a.Pool, shipRecorded(a.Pool, client(a), r, c.rewardOpts()...)))
 			mux.Handle(rewardType, logged(a.Pool, c.reward(a.Pool)))
 			return mux
 		}}

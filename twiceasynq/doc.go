@@ -17,9 +17,11 @@
 //     its lock is held (released when the task succeeds or is revoked);
 //     otherwise it accepts the copy, under the same TaskID or another ID;
 //   - a handler enqueues through NewClient(a), asynq's client played for
-//     the attempt: an enqueue is a point and an effect (EffectKind),
-//     refused as asynq refuses it; with Job.Mux, the app's ServeMux, the
-//     check works what was enqueued after every scenario;
+//     the attempt, or through its own *asynq.Client built on
+//     RedisClientOpt(a), a Redis the check owns for the attempt: an
+//     enqueue is a point and an effect (EffectKind), refused as asynq
+//     refuses it; with Job.Mux, the app's ServeMux, the check works what
+//     was enqueued after every scenario;
 //   - concurrent deliveries are off: asynq cancels the handler's context
 //     when the task's lease expires, and its recoverer delivers the task
 //     again only 30 s after that.
@@ -29,6 +31,12 @@
 //	twiceasynq.AssertIdempotent(t, twiceasynq.Job{Schema: schema, Seed: seed,
 //		Task:    asynq.NewTask("reward:order", payload, asynq.TaskID("reward:9812")),
 //		Handler: func(a *twice.Attempt) asynq.Handler { return NewRewardHandler(a.Pool) }})
+//
+// The Redis of RedisClientOpt(a) forwards every command to a real Redis:
+// Debian's redis-server when it is on the PATH (started once per test
+// binary, killed with it), else an embedded miniredis; no set-up is
+// needed. It plays asynq's enqueue scripts as NewClient(a)'s enqueue
+// (redis.go, script.go).
 //
 // The suite in differential_test.go runs the same handlers on a real
 // asynq.Server against a real Redis (redis-server, started by the test)

@@ -113,6 +113,29 @@ func ExampleNewClient() {
 	// [(id=77, points=50)]
 }
 
+// The application builds its own *asynq.Client from its settings; under
+// the check the settings are RedisClientOpt(a), a Redis the check owns for
+// the attempt. Every enqueue through that client is a point of the
+// attempt, refused as asynq refuses it, and worked by Mux.
+func ExampleRedisClientOpt() {
+	rep := twiceasynq.Check(context.Background(), twiceasynq.Job{Schema: schema, Seed: seed,
+		Task: asynq.NewTask("order:ship", []byte(`{"order_id":9812}`)),
+		Handler: func(a *twice.Attempt) asynq.Handler {
+			client := asynq.NewClient(twiceasynq.RedisClientOpt(a)) // the app's own client
+			return shipOrder(client)
+		},
+		Mux: func(a *twice.Attempt) *asynq.ServeMux {
+			mux := asynq.NewServeMux()
+			mux.Handle("reward:order", addPoints(a.Pool, true))
+			return mux
+		}})
+	fmt.Println("idempotent:", rep.OK())
+	fmt.Println(rep.Reference.Snapshot.Rows("customers"))
+	// Output:
+	// idempotent: true
+	// [(id=77, points=50)]
+}
+
 // recorder is a twice.TB that records whether it failed.
 type recorder struct {
 	name   string

@@ -30,7 +30,7 @@ const EffectKind = "asynq task"
 
 // attemptQueues is the queue of each attempt a check of twiceasynq runs,
 // while its handler is built and runs: NewClient finds it there.
-var attemptQueues sync.Map // *twice.Attempt -> *queue
+var attemptQueues sync.Map // *twice.Attempt -> *attemptRun (redis.go)
 
 // Client is asynq's client as a check plays it, for one attempt. Its
 // Enqueue and EnqueueContext have asynq.Client's signatures, so an
@@ -51,11 +51,11 @@ type Client struct {
 // Job.Handler or Job.Mux, where the application builds its handler with
 // its *asynq.Client.
 func NewClient(a *twice.Attempt) *Client {
-	q, ok := attemptQueues.Load(a)
+	r, ok := attemptQueues.Load(a)
 	if !ok {
 		return &Client{err: errors.New("twiceasynq.NewClient: the attempt is not one twiceasynq is running: call NewClient(a) in Job.Handler or Job.Mux with the attempt they get")}
 	}
-	return &Client{q: q.(*queue), a: a}
+	return &Client{q: r.(*attemptRun).q, a: a}
 }
 
 // Enqueue is EnqueueContext with context.Background(), as asynq's: the
@@ -81,31 +81,64 @@ func (c *Client) EnqueueContext(ctx context.Context, task *asynq.Task, opts ...a
 	if set.invalid != "" {
 		return nil, errors.New(set.invalid) // asynq's own refusal
 	}
+	return c.q.enqueue(ctx, c.a, c.a.Effect, enqueued{typ: task.Type(), payload: task.Payload(), headers: task.Headers(), set: set}, nil)
+}
+
+// enqueued is one enqueue as asynq's client makes it: the task and its
+// options, composed.
+type enqueued struct {
+	typ     string
+	payload []byte
+	headers map[string]string
+	set     settings
+}
+
+// effectFunc is twice.Attempt.Effect's signature, and twice.FakeConn.Effect's.
+type effectFunc func(ctx context.Context, kind, key string, payload any, do func(ctx context.Context) error) error
+
+// errAggregation marks the refusal of a task enqueued in a Group.
+var errAggregation = errors.New("the check does not play asynq's task aggregation")
+
+// enqueue is asynq's client's enqueue for the attempt a, the one
+// Client.EnqueueContext and the attempt's Redis (redis.go) share: a point
+// of the attempt, an effect of kind EffectKind on the task's type (and
+// queue) with its payload, refused as asynq's client refuses it, else
+// recorded in the model's Redis as a follow-up. effect is the attempt's
+// Effect (a.Effect, or the Effect of its worker's Redis connection). store,
+// when not nil, writes the accepted task into the attempt's Redis too,
+// inside the effect: an error from it leaves the task unrecorded.
+func (q *queue) enqueue(ctx context.Context, a *twice.Attempt, effect effectFunc, e enqueued, store func(context.Context) error) (*asynq.TaskInfo, error) {
+	set := e.set
 	if set.group != "" {
-		return nil, fmt.Errorf("twiceasynq: the check does not play asynq's task aggregation: %s was enqueued in Group(%q); check the aggregated task's handler as a job of its own", task.Type(), set.group)
+		return nil, fmt.Errorf("twiceasynq: %w: %s was enqueued in Group(%q); check the aggregated task's handler as a job of its own", errAggregation, e.typ, set.group)
 	}
-	c.q.mu.Lock()
-	st := c.q.byWorker[c.a.Pool]
-	c.q.mu.Unlock()
+	q.mu.Lock()
+	st := q.byWorker[a.Pool]
+	q.mu.Unlock()
 	if st == nil {
 		return nil, errors.New("twiceasynq: internal error: the attempt's client has no queue state")
 	}
-	key := task.Type()
+	key := e.typ
 	if set.queue != defaultQueue {
 		key += " (queue " + set.queue + ")"
 	}
 	var info *asynq.TaskInfo
-	err := c.a.Effect(ctx, EffectKind, key, task.Payload(), func(context.Context) error {
-		now := c.a.Now()
-		c.q.mu.Lock()
-		defer c.q.mu.Unlock()
-		if err := c.q.refusedFollowUp(st, set, task, now); err != nil {
+	err := effect(ctx, EffectKind, key, e.payload, func(ctx context.Context) error {
+		now := a.Now()
+		q.mu.Lock()
+		defer q.mu.Unlock()
+		if err := q.refusedFollowUp(st, set, e.typ, e.payload, now); err != nil {
 			return err
 		}
-		c.q.keys++
+		if store != nil {
+			if err := store(ctx); err != nil {
+				return err
+			}
+		}
+		q.keys++
 		n := len(st.followUps) + 1
 		ft := &followUpTask{
-			key: fmt.Sprintf("asynq-%d", c.q.keys), typ: task.Type(), payload: task.Payload(), headers: task.Headers(),
+			key: fmt.Sprintf("asynq-%d", q.keys), typ: e.typ, payload: e.payload, headers: e.headers,
 			set: set, enqueuedAt: now, after: set.delay(now),
 		}
 		ft.id = set.taskID
@@ -160,8 +193,8 @@ func (s settings) delay(now time.Time) time.Duration {
 // lock first (the queue, type and payload; held until its TTL runs out on
 // the check's clock or the task succeeds), then the TaskID (in its queue,
 // while stored).
-func (q *queue) refusedFollowUp(st *checkState, set settings, task *asynq.Task, now time.Time) error {
-	key := uniqueKey{set.queue, task.Type(), string(task.Payload())}
+func (q *queue) refusedFollowUp(st *checkState, set settings, typ string, payload []byte, now time.Time) error {
+	key := uniqueKey{set.queue, typ, string(payload)}
 	if set.uniqueTTL > 0 && q.uniqueLocked(st, key, now) {
 		return asynq.ErrDuplicateTask
 	}
@@ -301,13 +334,13 @@ func (q *queue) workFollowUp(key string) func(ctx context.Context, a *twice.Atte
 			return fmt.Errorf("twiceasynq: building asynq's handler context: %w", err)
 		}
 		defer cancel()
-		attemptQueues.Store(a, q)
-		defer attemptQueues.Delete(a)
-		mux := q.job.Mux(a)
-		if mux == nil {
-			return errors.New("twiceasynq: Job.Mux returned a nil mux")
-		}
-		return mux.ProcessTask(tctx, asynq.NewTaskWithHeaders(f.typ, f.payload, f.headers))
+		return q.running(a, func() error {
+			mux := q.job.Mux(a)
+			if mux == nil {
+				return errors.New("twiceasynq: Job.Mux returned a nil mux")
+			}
+			return mux.ProcessTask(tctx, asynq.NewTaskWithHeaders(f.typ, f.payload, f.headers))
+		})
 	}
 }
 

@@ -25,6 +25,7 @@ type queue struct {
 	checks   map[*pgxpool.Pool]*checkState // by the check's own pool
 	byWorker map[*pgxpool.Pool]*checkState // by the attempts' pools
 	keys     int                           // follow-up tasks enqueued in the check (followups.go)
+	onWorker map[string]*attemptRun        // the attempt running on each worker, by its Redis's address (redis.go)
 }
 
 // checkState is what Redis would hold for one check's scenario.
@@ -35,6 +36,9 @@ type checkState struct {
 	followUps []*followUpTask
 	// locks are the Unique locks refused enqueues took (followups.go).
 	locks []lock
+	// world is the scenario's database in the attempts' Redis, once an
+	// attempt used RedisClientOpt (redis.go, store.go).
+	world *world
 }
 
 // task is one enqueued task as Redis holds it.
@@ -74,6 +78,7 @@ func newQueue(job Job) *queue {
 		set:      composeOptions(job.Task, job.Options),
 		checks:   map[*pgxpool.Pool]*checkState{},
 		byWorker: map[*pgxpool.Pool]*checkState{},
+		onWorker: map[string]*attemptRun{},
 	}
 }
 
@@ -86,6 +91,7 @@ func (q *queue) options() []twice.Option {
 		twice.QueueWords(q.words),
 		twice.MaxDeliveries(q.set.maxRetry + 1),
 		twice.WithoutOverlappingDeliveries(overlapsOff),
+		twice.ServeFake(redisFake, q.serveRedis), // RedisClientOpt (redis.go)
 	}
 }
 
@@ -115,6 +121,11 @@ func (q *queue) fetch(_ context.Context, db *pgxpool.Pool, d twice.Delivery) (st
 	}
 	if d.JobID == "job-1" && d.Number == 1 {
 		st.followUps, st.locks = nil, nil // a new scenario (its first delivery)
+		if st.world != nil {
+			if err := st.world.flush(); err != nil {
+				return "", err
+			}
+		}
 	}
 	t := st.tasks[d.JobID]
 	if d.Number == 1 || t == nil {
@@ -214,13 +225,14 @@ func (q *queue) run(ctx context.Context, a *twice.Attempt) error {
 		return fmt.Errorf("twiceasynq: building asynq's handler context: %w", err)
 	}
 	defer cancel()
-	attemptQueues.Store(a, q) // NewClient(a) finds the queue (followups.go)
-	defer attemptQueues.Delete(a)
-	h := q.job.Handler(a)
-	if h == nil {
-		return errors.New("twiceasynq: Job.Handler returned a nil handler")
-	}
-	return h.ProcessTask(tctx, asynq.NewTaskWithHeaders(q.job.Task.Type(), q.job.Task.Payload(), q.job.Task.Headers()))
+	// NewClient(a) and RedisClientOpt(a) find the queue (redis.go).
+	return q.running(a, func() error {
+		h := q.job.Handler(a)
+		if h == nil {
+			return errors.New("twiceasynq: Job.Handler returned a nil handler")
+		}
+		return h.ProcessTask(tctx, asynq.NewTaskWithHeaders(q.job.Task.Type(), q.job.Task.Payload(), q.job.Task.Headers()))
+	})
 }
 
 // deadlineFrom is the task's deadline as asynq's processor computes it for
