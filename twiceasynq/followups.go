@@ -105,7 +105,7 @@ func (c *Client) EnqueueContext(ctx context.Context, task *asynq.Task, opts ...a
 		c.q.keys++
 		n := len(st.followUps) + 1
 		ft := &followUpTask{
-			key: fmt.Sprintf("asynq-%d", c.q.keys), typ: task.Type(), payload: task.Payload(), headers: task.Headers(),
+			key: fmt.Sprintf("asynq-%d", c.q.keys), typ: task.Type(), payload: task.Payload(), headers: taskHeaders(task),
 			set: set, enqueuedAt: now, after: set.delay(now),
 		}
 		ft.id = set.taskID
@@ -114,9 +114,10 @@ func (c *Client) EnqueueContext(ctx context.Context, task *asynq.Task, opts ...a
 		}
 		ft.state = statePending
 		st.followUps = append(st.followUps, ft)
-		info = &asynq.TaskInfo{ID: ft.id, Queue: set.queue, Type: ft.typ, Payload: ft.payload, Headers: ft.headers,
+		info = &asynq.TaskInfo{ID: ft.id, Queue: set.queue, Type: ft.typ, Payload: ft.payload,
 			State: asynq.TaskStatePending, MaxRetry: set.maxRetry, Timeout: set.timeout, Deadline: set.deadline,
 			NextProcessAt: now.Add(ft.after), Retention: set.retention}
+		setInfoHeaders(info, ft.headers) // headers.go
 		if ft.after > 0 {
 			info.State = asynq.TaskStateScheduled
 		}
@@ -307,7 +308,7 @@ func (q *queue) workFollowUp(key string) func(ctx context.Context, a *twice.Atte
 		if mux == nil {
 			return errors.New("twiceasynq: Job.Mux returned a nil mux")
 		}
-		return mux.ProcessTask(tctx, asynq.NewTaskWithHeaders(f.typ, f.payload, f.headers))
+		return mux.ProcessTask(tctx, newTask(f.typ, f.payload, f.headers))
 	}
 }
 
@@ -332,7 +333,7 @@ func settleFollowUp(f *followUpTask, err error) {
 	switch {
 	case err == nil && f.set.retention > 0:
 		f.state = stateCompleted
-	case err == nil, errors.Is(err, asynq.RevokeTask):
+	case err == nil, isRevoke(err):
 		f.state = stateDeleted
 	case errors.Is(err, asynq.SkipRetry), f.retried >= f.set.maxRetry:
 		f.state = stateArchived
