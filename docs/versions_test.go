@@ -72,3 +72,15 @@ func TestAdaptersStateTheVersionsTheirModfilesRequire(t *testing.T) {
 		t.Errorf("no go.work at the root: the README's commands need it: %v", err)
 	}
 }
+
+// The README states the testcontainers-go range of container mode: the
+// root's go.mod (the oldest) and go.newest.mod (the newest, which CI's
+// section 6b runs container mode on).
+func TestReadmeStatesTheTestcontainersRange(t *testing.T) {
+	const tc = "github.com/testcontainers/testcontainers-go"
+	oldest, newest := required(t, "go.mod", tc), required(t, "go.newest.mod", tc)
+	stated := "testcontainers-go (" + oldest + " or later, for container mode; CI runs container mode on testcontainers-go " + oldest + " to " + newest + ")"
+	if !strings.Contains(read(t, "README.md"), stated) {
+		t.Errorf("README.md must say %q (the root's go.mod and go.newest.mod)", stated)
+	}
+}

@@ -132,13 +132,13 @@ func startContainer(ctx context.Context) (*Server, error) {
 	quietTestcontainers()
 
 	cctx, cancel := context.WithTimeout(ctx, dockerPingTimeout)
-	cli, err := testcontainers.NewDockerClientWithOpts(cctx)
+	cli, err := newDockerClient(cctx)
 	cancel()
 	if err != nil {
 		return nil, dockerUnreachableError(err)
 	}
 	defer cli.Close()
-	removed := removeStaleContainers(ctx, cli)
+	removed := removeStaleContainersAt(ctx, cli.DaemonHost())
 
 	password, err := randomHex(16)
 	if err != nil {
@@ -214,7 +214,9 @@ func waitForPostgres(ctx context.Context, ctr testcontainers.Container, password
 		hosts := postgresHosts(ctx, ctr)
 		if port, err := ctr.MappedPort(ctx, containerPort); err != nil {
 			lastErr = err
-		} else if dsn, err := firstAnswering(ctx, password, hosts, uint16(port.Num())); err == nil {
+		} else if n, err := portNumber(port); err != nil {
+			lastErr = err
+		} else if dsn, err := firstAnswering(ctx, password, hosts, n); err == nil {
 			return dsn, nil
 		} else {
 			lastErr = err
@@ -225,6 +227,19 @@ func waitForPostgres(ctx context.Context, ctr testcontainers.Container, password
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// portNumber is the number of a port testcontainers-go mapped: its text
+// is "55001/tcp" in every release pgfixture supports (a nat.Port before
+// testcontainers-go v0.42.0, a network.Port from it on).
+func portNumber(port any) (uint16, error) {
+	text := fmt.Sprint(port)
+	num, _, _ := strings.Cut(text, "/")
+	n, err := strconv.ParseUint(num, 10, 16)
+	if err != nil || n == 0 {
+		return 0, fmt.Errorf("container: testcontainers-go mapped PostgreSQL's port to %q, not a port number", text)
+	}
+	return uint16(n), nil
 }
 
 // bridgeDSN is the connection string of the container's own address (ip)
@@ -347,6 +362,18 @@ func pingDSN(ctx context.Context, dsn string) error {
 func imageUnavailableError(image string, pullErr error) error {
 	return fmt.Errorf("container: image %s is not available and cannot be pulled: build one from this machine's PostgreSQL with `%s` and set %s to the name it prints, or set %s to an image the engine has (pull: %s)",
 		image, imageCommand, envImage, envImage, oneLine(pullErr.Error()))
+}
+
+// newDockerClient is testcontainers-go's client of the engine it finds.
+// Before its v0.42.0, testcontainers-go panics when it finds none: the
+// panic is that error.
+func newDockerClient(ctx context.Context) (cli *testcontainers.DockerClient, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			cli, err = nil, fmt.Errorf("%v", r)
+		}
+	}()
+	return testcontainers.NewDockerClientWithOpts(ctx)
 }
 
 // dockerUnreachableError is the error of an engine that does not answer.

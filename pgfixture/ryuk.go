@@ -163,6 +163,19 @@ func removeStaleContainers(ctx context.Context, cli engineAPI) []string {
 	return removed
 }
 
+// removeStaleContainersAt is removeStaleContainers on the engine at host
+// (the one testcontainers-go found), through a client of its own: the
+// client testcontainers-go hands out is another library's before its
+// v0.42.0 (github.com/docker/docker's).
+func removeStaleContainersAt(ctx context.Context, host string) []string {
+	cli, err := client.New(client.FromEnv, client.WithHost(host), client.WithAPIVersionNegotiation())
+	if err != nil {
+		return nil
+	}
+	defer cli.Close()
+	return removeStaleContainers(ctx, cli)
+}
+
 // removedNote is the server's note (Provenance, which a check logs under
 // go test -v) naming the containers of killed test binaries that its start
 // removed; "" when none.

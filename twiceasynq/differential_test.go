@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -97,9 +98,17 @@ func checkThenAct(p *pgxpool.Pool) asynq.Handler {
 
 func TestModelAgreesWithAsynq(t *testing.T) {
 	ro := startRedis(t)
-	engines := compareEach(t, diffCases, func(c diffCase) string { return c.name }, runModel,
+	cases := diffCases
+	if revokeTask == nil {
+		// An asynq before v0.25.0 has no RevokeTask: its cases cannot be
+		// played, and the docs' table (every case) is checked on the
+		// newer releases.
+		cases = slices.DeleteFunc(slices.Clone(cases), func(c diffCase) bool { return strings.Contains(c.name, "RevokeTask") })
+		t.Logf("this asynq has no RevokeTask: %d of %d cases, the docs' table unchecked", len(cases), len(diffCases))
+	}
+	engines := compareEach(t, cases, func(c diffCase) string { return c.name }, runModel,
 		func(t *testing.T, c diffCase) outcome { return runAsynq(t, ro, c) })
-	if engines != nil {
+	if engines != nil && len(cases) == len(diffCases) {
 		docsblock.Check(t, "../docs/queues.md", "twiceasynq:observed", observedTable(diffCases, engines))
 	}
 }
@@ -287,22 +296,27 @@ func engineWorld(t *testing.T, ro *redis.Options) (*pgfixture.DB, *redis.Client,
 	if err := rc.FlushAll(ctx).Err(); err != nil {
 		t.Fatal(err)
 	}
-	return db, rc, asynq.NewClientFromRedisClient(rc), asynq.NewInspectorFromRedisClient(rc)
+	return db, rc, asynq.NewClient(sharedRedis(rc)), asynq.NewInspector(sharedRedis(rc))
 }
 
 func newServer(rc redis.UniversalClient) *asynq.Server { return newServerN(rc, 1) }
 
 // newServerN is newServer with n workers.
 func newServerN(rc redis.UniversalClient, n int) *asynq.Server {
-	return asynq.NewServerFromRedisClient(rc, asynq.Config{
+	cfg := asynq.Config{
 		Concurrency:              n,
 		Queues:                   map[string]int{"default": 1, "critical": 1},
-		TaskCheckInterval:        10 * time.Millisecond,
 		DelayedTaskCheckInterval: 10 * time.Millisecond,
 		RetryDelayFunc:           func(int, error, *asynq.Task) time.Duration { return 0 },
 		ShutdownTimeout:          5 * time.Second,
 		Logger:                   quiet{},
-	})
+	}
+	// TaskCheckInterval (asynq v0.25.0 on) polls an empty queue every 10
+	// ms; older servers wait a second.
+	if f := reflect.ValueOf(&cfg).Elem().FieldByName("TaskCheckInterval"); f.IsValid() {
+		f.SetInt(int64(10 * time.Millisecond))
+	}
+	return asynq.NewServer(sharedRedis(rc), cfg)
 }
 
 // crashAtEnd runs the task on a first server whose worker dies once the
@@ -359,7 +373,7 @@ func crashAtEnd(t *testing.T, ro *redis.Options, rc *redis.Client, client *asynq
 	}
 	var stopB sync.Once
 	defer stopB.Do(srvB.Shutdown)
-	waitEnded(t, asynq.NewInspectorFromRedisClient(rc), info.Queue, info.ID)
+	waitEnded(t, asynq.NewInspector(sharedRedis(rc)), info.Queue, info.ID)
 	stopB.Do(srvB.Shutdown)
 	stopFirst()
 	return info.ID
@@ -444,7 +458,7 @@ func TestRefusedWhileStored(t *testing.T) {
 			if err := rc.FlushAll(t.Context()).Err(); err != nil {
 				t.Fatal(err)
 			}
-			client := asynq.NewClientFromRedisClient(rc)
+			client := asynq.NewClient(sharedRedis(rc))
 			tk := asynq.NewTask(rewardType, payload(9812), c.opts...)
 			if _, err := client.Enqueue(tk); err != nil {
 				t.Fatal(err)

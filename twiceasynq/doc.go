@@ -43,10 +43,13 @@
 // and compares what asynq did with this model. docs/queues.md has the
 // table of semantics and what is not modelled.
 //
-// Versions: asynq v0.26.0, the only release it supports (v0.25.1 lacks
-// asynq.NewTaskWithHeaders and Task.Headers). This is a module of its own
+// Versions: asynq v0.24.1 to v0.26.0. Task headers came with v0.26.0:
+// on an older asynq a task has none, and the check's tasks carry none.
+// asynq.RevokeTask came with v0.25.0: on v0.24.1 no handler returns it.
+// twiceasynq names neither (headers.go, revoke.go), so one build serves
+// every release. This is a module of its own
 // (github.com/twicekit/twicekit/twiceasynq): its go.mod requires asynq
-// v0.26.0, the oldest release whose API it uses, so adding it never raises
-// an app's asynq; go.newest.mod names the newest, and CI runs the tests on
+// v0.24.1, the oldest release it supports, so adding it never raises an
+// app's asynq; go.newest.mod names the newest, and CI runs the tests on
 // both.
 package twiceasynq

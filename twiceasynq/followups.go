@@ -81,7 +81,7 @@ func (c *Client) EnqueueContext(ctx context.Context, task *asynq.Task, opts ...a
 	if set.invalid != "" {
 		return nil, errors.New(set.invalid) // asynq's own refusal
 	}
-	return c.q.enqueue(ctx, c.a, c.a.Effect, enqueued{typ: task.Type(), payload: task.Payload(), headers: task.Headers(), set: set}, nil)
+	return c.q.enqueue(ctx, c.a, c.a.Effect, enqueued{typ: task.Type(), payload: task.Payload(), headers: taskHeaders(task), set: set}, nil)
 }
 
 // enqueued is one enqueue as asynq's client makes it: the task and its
@@ -147,9 +147,10 @@ func (q *queue) enqueue(ctx context.Context, a *twice.Attempt, effect effectFunc
 		}
 		ft.state = statePending
 		st.followUps = append(st.followUps, ft)
-		info = &asynq.TaskInfo{ID: ft.id, Queue: set.queue, Type: ft.typ, Payload: ft.payload, Headers: ft.headers,
+		info = &asynq.TaskInfo{ID: ft.id, Queue: set.queue, Type: ft.typ, Payload: ft.payload,
 			State: asynq.TaskStatePending, MaxRetry: set.maxRetry, Timeout: set.timeout, Deadline: set.deadline,
 			NextProcessAt: now.Add(ft.after), Retention: set.retention}
+		setInfoHeaders(info, ft.headers) // headers.go
 		if ft.after > 0 {
 			info.State = asynq.TaskStateScheduled
 		}
@@ -339,7 +340,7 @@ func (q *queue) workFollowUp(key string) func(ctx context.Context, a *twice.Atte
 			if mux == nil {
 				return errors.New("twiceasynq: Job.Mux returned a nil mux")
 			}
-			return mux.ProcessTask(tctx, asynq.NewTaskWithHeaders(f.typ, f.payload, f.headers))
+			return mux.ProcessTask(tctx, newTask(f.typ, f.payload, f.headers))
 		})
 	}
 }
@@ -365,7 +366,7 @@ func settleFollowUp(f *followUpTask, err error) {
 	switch {
 	case err == nil && f.set.retention > 0:
 		f.state = stateCompleted
-	case err == nil, errors.Is(err, asynq.RevokeTask):
+	case err == nil, isRevoke(err):
 		f.state = stateDeleted
 	case errors.Is(err, asynq.SkipRetry), f.retried >= f.set.maxRetry:
 		f.state = stateArchived

@@ -102,7 +102,7 @@ func revokeCancelled(pool *pgxpool.Pool) asynq.HandlerFunc {
 			return err
 		}
 		if status == "cancelled" {
-			return fmt.Errorf("order %d was cancelled: %w", id, asynq.RevokeTask)
+			return fmt.Errorf("order %d was cancelled: %w", id, revokeTask)
 		}
 		return nil
 	}

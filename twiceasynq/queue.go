@@ -101,7 +101,7 @@ const overlapsOff = "asynq cancels a handler's context when the task's lease exp
 // isTerminal says which errors end the task: SkipRetry archives it,
 // RevokeTask deletes it; neither is retried.
 func isTerminal(err error) bool {
-	return errors.Is(err, asynq.SkipRetry) || errors.Is(err, asynq.RevokeTask)
+	return errors.Is(err, asynq.SkipRetry) || isRevoke(err)
 }
 
 // fetch is asynq's client and server before a delivery: on a job's first
@@ -189,7 +189,7 @@ func (q *queue) settle(_ context.Context, db *pgxpool.Pool, d twice.Delivery) er
 	switch {
 	case d.Err == nil && q.set.retention > 0:
 		t.state = stateCompleted
-	case d.Err == nil, errors.Is(d.Err, asynq.RevokeTask):
+	case d.Err == nil, isRevoke(d.Err):
 		t.state = stateDeleted
 	case errors.Is(d.Err, asynq.SkipRetry), t.retried >= q.set.maxRetry:
 		t.state = stateArchived
@@ -231,7 +231,7 @@ func (q *queue) run(ctx context.Context, a *twice.Attempt) error {
 		if h == nil {
 			return errors.New("twiceasynq: Job.Handler returned a nil handler")
 		}
-		return h.ProcessTask(tctx, asynq.NewTaskWithHeaders(q.job.Task.Type(), q.job.Task.Payload(), q.job.Task.Headers()))
+		return h.ProcessTask(tctx, newTask(q.job.Task.Type(), q.job.Task.Payload(), taskHeaders(q.job.Task)))
 	})
 }
 
