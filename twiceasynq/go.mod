@@ -8,7 +8,7 @@ require (
 	github.com/alicebob/miniredis/v2 v2.40.0
 	github.com/hibiken/asynq v0.24.1
 	github.com/jackc/pgx/v5 v5.8.0
-	github.com/redis/go-redis/v9 v9.0.3
+	github.com/redis/go-redis/v9 v9.14.1
 	github.com/robfig/cron/v3 v3.0.1
 	github.com/tidwall/redcon v1.6.4
 	github.com/twicekit/twicekit v0.0.0
