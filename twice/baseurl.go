@@ -46,9 +46,9 @@ func (a *Attempt) BaseURL(host string) string {
 	return a.baseURLs.url(host)
 }
 
-// refusingBaseURL refuses every connection (nothing listens on port 0) and
+// refusingBaseURL refuses every connection (refusedAddr: fakeserver.go) and
 // never reaches the network.
-const refusingBaseURL = "http://127.0.0.1:0"
+const refusingBaseURL = "http://" + refusedAddr
 
 // providerHost is the payment provider's host in a.Payments.
 var providerHost = strings.TrimPrefix(effects.ProviderURL, "http://")
@@ -142,15 +142,9 @@ func (b *baseURLs) served(host string) (string, error) {
 		"or ask for the payment provider's host, %q", host, h, h, providerHost))
 }
 
-// fail makes err the check's error: the report carries it instead of
-// findings.
-func (b *baseURLs) fail(err error) {
-	b.c.mu.Lock()
-	defer b.c.mu.Unlock()
-	if b.c.queueErr == nil {
-		b.c.queueErr = err // the check's error, as a queue hook's is
-	}
-}
+// fail makes err the check's error, as a fake's trouble is: the report
+// carries it instead of findings (fakeserver.go).
+func (b *baseURLs) fail(err error) { b.c.fakeTrouble.add(err.Error()) }
 
 // handler hands each request to the worker's router as a request to host.
 // When the router gives no response (the attempt crashed, its reply was
