@@ -18,6 +18,7 @@ var adapters = []struct{ dir, library, name, doc string }{
 	{"twicetemporal", "go.temporal.io/sdk", "Temporal SDK", "doc.go"},
 	{"pgfixture/goosemigrator", "github.com/pressly/goose/v3", "goose", "goosemigrator.go"},
 	{"pgfixture/golangmigrator", "github.com/golang-migrate/migrate/v4", "golang-migrate", "golangmigrator.go"},
+	{"pgfixture/ternmigrator", "github.com/jackc/tern/v2", "tern", "ternmigrator.go"},
 }
 
 // required is the version of module that a modfile (relative to the root)

@@ -8,6 +8,14 @@
 //		db := pgfixture.New(t, schema)
 //		// ...
 //	}
+//
+// Versions: tern v2.2.0 to v2.3.4 (v2.1.1's migrate.NewMigratorEx locks
+// the version table on its connection, so the migrations cannot be read
+// for the schema's hash before a database exists). This is a module of
+// its own (github.com/twicekit/twicekit/pgfixture/ternmigrator): its go.mod
+// requires tern v2.2.0, the oldest release it works with, so adding it
+// never raises an app's tern; go.newest.mod requires v2.3.4, and CI runs
+// the tests on both.
 package ternmigrator
 
 import (
