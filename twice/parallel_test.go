@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twicekit/twicekit/internal/longtest"
 	"github.com/twicekit/twicekit/twice"
 )
 
@@ -33,23 +34,27 @@ func TestParallelScenariosReportWhatTheSerialCheckReports(t *testing.T) {
 		job    twice.Job
 		opts   []twice.Option
 		broken bool
+		long   bool // played with the long tests only: a repetition of a kind the others show
 	}{
-		{loyaltyJob("increment", incrementPoints), nil, true},
-		{loyaltyJob("ledger two statements", ledgerTwoStatements), nil, true},
-		{loyaltyJob("ledger CTE", ledgerCTE), nil, false},
-		{ordersJob("send then mark", sendThenMark), nil, true},
-		{ordersJob("mark then send", markThenSend), nil, true},
-		{loyaltyJob("processed jobs", processedJobs), nil, true},
-		{guardedStatements(12), []twice.Option{twice.EveryCrashPoint()}, false},
-		{loyaltyJob("hangs when redelivered", hangsOnRedelivery), []twice.Option{twice.AttemptTimeout(time.Second)}, true},
+		{loyaltyJob("increment", incrementPoints), nil, true, false},
+		{loyaltyJob("ledger two statements", ledgerTwoStatements), nil, true, true},
+		{loyaltyJob("ledger CTE", ledgerCTE), nil, false, false},
+		{ordersJob("send then mark", sendThenMark), nil, true, false},
+		{ordersJob("mark then send", markThenSend), nil, true, true},
+		{loyaltyJob("processed jobs", processedJobs), nil, true, true},
+		{guardedStatements(12), []twice.Option{twice.EveryCrashPoint()}, false, false},
+		{loyaltyJob("hangs when redelivered", hangsOnRedelivery), []twice.Option{twice.AttemptTimeout(time.Second)}, true, false},
 		// Only two attempts at once catch it; its 5 points have more
 		// interleavings than the budget, so the check samples them.
-		{ledgerNoUniqueJob("check then act", checkThenAct), nil, true},
-		{ledgerNoUniqueJob("check then act, every interleaving", checkThenAct), []twice.Option{twice.ExploreAllInterleavings()}, true},
-		{ledgerNoUniqueJob("check then act, serializable", checkThenAct), []twice.Option{twice.Isolation(twice.Serializable), twice.ExploreAllInterleavings()}, false},
+		{ledgerNoUniqueJob("check then act", checkThenAct), nil, true, false},
+		{ledgerNoUniqueJob("check then act, every interleaving", checkThenAct), []twice.Option{twice.ExploreAllInterleavings()}, true, true},
+		{ledgerNoUniqueJob("check then act, serializable", checkThenAct), []twice.Option{twice.Isolation(twice.Serializable), twice.ExploreAllInterleavings()}, false, true},
 	}
 	for _, c := range cases {
 		t.Run(c.job.Name, func(t *testing.T) {
+			if c.long {
+				longtest.Skip(t, "the same comparison on another job of a kind already compared")
+			}
 			serial := twice.Check(t.Context(), c.job, append(c.opts, twice.Parallel(1))...)
 			parallel := twice.Check(t.Context(), c.job, append(c.opts, twice.Parallel(2))...)
 			if serial.Err != nil || serial.OK() == c.broken {

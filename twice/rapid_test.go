@@ -215,9 +215,20 @@ func TestRapidShrinksOrderAndCrashPoint(t *testing.T) {
 }
 
 // TestRapidFixedRewardPasses: the one-statement ledger passes every drawn
-// order and scenario (100 checks; 20 under -short).
+// order and scenario: 20 checks, rapid's default of 100 with the long
+// tests.
 func TestRapidFixedRewardPasses(t *testing.T) {
+	if !longtest.Enabled() && !flagSet("rapid.checks") {
+		setFlags(t, "rapid.checks", "20")
+	}
 	rapid.Check(t, loyaltyProperty("reward, ledger CTE", rewardCTE, nil))
+}
+
+// flagSet reports whether the command line set the flag name.
+func flagSet(name string) bool {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 // TestRapidFailureTextIsDeterministic runs a failing property from the same
