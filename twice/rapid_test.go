@@ -218,17 +218,10 @@ func TestRapidShrinksOrderAndCrashPoint(t *testing.T) {
 // order and scenario: 20 checks, rapid's default of 100 with the long
 // tests.
 func TestRapidFixedRewardPasses(t *testing.T) {
-	if !longtest.Enabled() && !flagSet("rapid.checks") {
-		setFlags(t, "rapid.checks", "20")
+	if f := flag.Lookup("rapid.checks"); !longtest.Enabled() && f != nil && f.Value.String() == f.DefValue {
+		setFlags(t, "rapid.checks", "20") // a -rapid.checks of the command line stands
 	}
 	rapid.Check(t, loyaltyProperty("reward, ledger CTE", rewardCTE, nil))
-}
-
-// flagSet reports whether the command line set the flag name.
-func flagSet(name string) bool {
-	set := false
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
 }
 
 // TestRapidFailureTextIsDeterministic runs a failing property from the same
