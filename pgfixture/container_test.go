@@ -2,7 +2,6 @@ package pgfixture
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -19,13 +18,15 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
+
+	"github.com/twicekit/twicekit/internal/pgserver"
 )
 
 // needDocker returns a client of the Docker engine, or skips the test when
 // none answers.
 func needDocker(t *testing.T) *client.Client {
 	t.Helper()
-	cli, err := localEngine(context.Background())
+	cli, err := pgserver.LocalEngine(context.Background())
 	if err != nil {
 		t.Skipf("container mode not testable here: %v", err)
 	}
@@ -38,12 +39,12 @@ func needDocker(t *testing.T) *client.Client {
 func needImage(t *testing.T) *client.Client {
 	t.Helper()
 	cli := needDocker(t)
-	image := os.Getenv(envImage)
+	image := os.Getenv(pgserver.EnvImage)
 	if image == "" {
-		t.Skipf("container mode not testable here: %s is not set (build a local image with `%s` and export %s=<its name>)", envImage, imageCommand, envImage)
+		t.Skipf("container mode not testable here: %s is not set (build a local image with `%s` and export %s=<its name>)", pgserver.EnvImage, pgserver.ImageCommand, pgserver.EnvImage)
 	}
 	if _, err := cli.ImageInspect(context.Background(), image); err != nil {
-		t.Skipf("container mode not testable here: image %s (%s) is not on the Docker engine (%v)", image, envImage, err)
+		t.Skipf("container mode not testable here: image %s (%s) is not on the Docker engine (%v)", image, pgserver.EnvImage, err)
 	}
 	return cli
 }
@@ -53,8 +54,8 @@ func ownContainers(t *testing.T, cli *client.Client) map[string]string {
 	t.Helper()
 	list, err := cli.ContainerList(context.Background(), client.ContainerListOptions{
 		All: true,
-		Filters: make(client.Filters).Add("label", labelFixture+"="+fixtureValue,
-			labelOwnerPID+"="+strconv.Itoa(os.Getpid())),
+		Filters: make(client.Filters).Add("label", pgserver.LabelFixture+"="+pgserver.FixtureValue,
+			pgserver.LabelOwnerPID+"="+strconv.Itoa(os.Getpid())),
 	})
 	if err != nil {
 		t.Fatalf("listing containers: %v", err)
@@ -116,7 +117,7 @@ func startQueryClose(t *testing.T, cli *client.Client) {
 		}
 	}
 	if id == "" {
-		t.Fatalf("no container labelled %s=%s, %s=%d", labelFixture, fixtureValue, labelOwnerPID, os.Getpid())
+		t.Fatalf("no container labelled %s=%s, %s=%d", pgserver.LabelFixture, pgserver.FixtureValue, pgserver.LabelOwnerPID, os.Getpid())
 	}
 
 	db, err := srv.CreateDB(ctx, SQL(`CREATE TABLE t (id serial PRIMARY KEY, v text NOT NULL)`))
@@ -268,7 +269,7 @@ func proxyToUnix(t *testing.T, socket string) (addr string, accepted func() int)
 func TestContainerMissingImageFailsFast(t *testing.T) {
 	needDocker(t)
 	const image = "twicekit/no-such-image:never"
-	t.Setenv(envImage, image)
+	t.Setenv(pgserver.EnvImage, image)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	start := time.Now()
@@ -281,8 +282,8 @@ func TestContainerMissingImageFailsFast(t *testing.T) {
 	t.Logf("error after %s: %v", elapsed.Round(time.Millisecond), err)
 	for _, want := range []string{
 		"image " + image + " is not available and cannot be pulled",
-		imageCommand,
-		envImage,
+		pgserver.ImageCommand,
+		pgserver.EnvImage,
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error does not say %q: %v", want, err)
@@ -316,7 +317,7 @@ func TestContainerDockerUnreachableFailsFast(t *testing.T) {
 					`for s in /var/run/docker.sock /run/docker.sock; do [ -e "$s" ] && mount --bind /dev/null "$s"; done; exec "$@"`, "sh",
 					os.Args[0], "-test.run=^TestContainerDockerUnreachableFailsFast$", "-test.count=1", "-test.v")
 				cmd.Env = append(os.Environ(), containerChildEnv+"=TestContainerDockerUnreachableFailsFast", "DOCKER_HOST="+host,
-					"HOME="+t.TempDir(), envImage+"=twicekit/postgres:any", envRyukDisabled+"=true")
+					"HOME="+t.TempDir(), pgserver.EnvImage+"=twicekit/postgres:any", pgserver.EnvRyukDisabled+"=true")
 				out, err := cmd.CombinedOutput()
 				t.Logf("DOCKER_HOST=%s:\n%s", host, out)
 				if err != nil {
@@ -351,20 +352,20 @@ func TestContainerStaleOfDeadProcessRemoved(t *testing.T) {
 	if err := cmd.Run(); err != nil {
 		t.Skipf("cannot run true: %v", err)
 	}
-	dead := self
-	dead.pid = cmd.Process.Pid
-	dead.start = "1"
-	alive := self
+	dead := pgserver.Self
+	dead.PID = cmd.Process.Pid
+	dead.Start = "1"
+	alive := pgserver.Self
 
-	create := func(o owner) string {
+	create := func(o pgserver.Owner) string {
 		res, err := cli.ContainerCreate(ctx, client.ContainerCreateOptions{
-			Name: fmt.Sprintf("twicekit-test-stale-%d-%d", os.Getpid(), o.pid),
+			Name: fmt.Sprintf("twicekit-test-stale-%d-%d", os.Getpid(), o.PID),
 			Config: &container.Config{
-				Image: os.Getenv(envImage),
+				Image: os.Getenv(pgserver.EnvImage),
 				Labels: map[string]string{
-					labelFixture:  fixtureValue,
-					labelOwner:    o.String(),
-					labelOwnerPID: strconv.Itoa(o.pid),
+					pgserver.LabelFixture:  pgserver.FixtureValue,
+					pgserver.LabelOwner:    o.String(),
+					pgserver.LabelOwnerPID: strconv.Itoa(o.PID),
 				},
 			},
 		})
@@ -379,13 +380,13 @@ func TestContainerStaleOfDeadProcessRemoved(t *testing.T) {
 	deadID := create(dead)
 	aliveID := create(alive)
 
-	removed := reapContainers(ctx) // what every mode's server start does
-	want := []string{fmt.Sprintf("twicekit-test-stale-%d-%d (of killed process %d)", os.Getpid(), dead.pid, dead.pid)}
+	removed := pgserver.ReapContainers(ctx) // what every mode's server start does
+	want := []string{fmt.Sprintf("twicekit-test-stale-%d-%d (of killed process %d)", os.Getpid(), dead.PID, dead.PID)}
 	if !slices.Equal(removed, want) {
 		t.Errorf("the start says it removed %q, want %q", removed, want)
 	}
 	if containerExists(t, cli, deadID) {
-		t.Errorf("the container of dead process %d was not removed", dead.pid)
+		t.Errorf("the container of dead process %d was not removed", dead.PID)
 	}
 	if !containerExists(t, cli, aliveID) {
 		t.Errorf("the container of this live process was removed")
@@ -402,15 +403,15 @@ func TestContainerStartNamesTheStaleContainersItRemoved(t *testing.T) {
 	if err := cmd.Run(); err != nil {
 		t.Skipf("cannot run true: %v", err)
 	}
-	dead := self
-	dead.pid = cmd.Process.Pid
-	dead.start = "1"
-	name := fmt.Sprintf("twicekit-test-killed-%d-%d", os.Getpid(), dead.pid)
+	dead := pgserver.Self
+	dead.PID = cmd.Process.Pid
+	dead.Start = "1"
+	name := fmt.Sprintf("twicekit-test-killed-%d-%d", os.Getpid(), dead.PID)
 	res, err := cli.ContainerCreate(ctx, client.ContainerCreateOptions{
 		Name: name,
 		Config: &container.Config{
-			Image:  os.Getenv(envImage),
-			Labels: map[string]string{labelFixture: fixtureValue, labelOwner: dead.String(), labelOwnerPID: strconv.Itoa(dead.pid)},
+			Image:  os.Getenv(pgserver.EnvImage),
+			Labels: map[string]string{pgserver.LabelFixture: pgserver.FixtureValue, pgserver.LabelOwner: dead.String(), pgserver.LabelOwnerPID: strconv.Itoa(dead.PID)},
 		},
 	})
 	if err != nil {
@@ -424,31 +425,12 @@ func TestContainerStartNamesTheStaleContainersItRemoved(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = srv.Close(context.Background()) })
-	want := fmt.Sprintf("; removed the containers of killed test binaries: %s (of killed process %d)", name, dead.pid)
+	want := fmt.Sprintf("; removed the containers of killed test binaries: %s (of killed process %d)", name, dead.PID)
 	if !strings.Contains(srv.Provenance(), want) {
 		t.Errorf("the server's provenance\n%s\ndoes not say %q", srv.Provenance(), want)
 	}
 	if containerExists(t, cli, res.ID) {
-		t.Errorf("the container of killed process %d was not removed", dead.pid)
-	}
-}
-
-func TestImageUnavailableError(t *testing.T) {
-	err := imageUnavailableError("postgres:15-alpine", errors.New("dial tcp: lookup registry-1.docker.io:\n no such host"))
-	want := "container: image postgres:15-alpine is not available and cannot be pulled: build one from this machine's PostgreSQL with `go run github.com/twicekit/twicekit/pgfixture/cmd/twice-postgres-image` and set TWICE_POSTGRES_IMAGE to the name it prints, or set TWICE_POSTGRES_IMAGE to an image the engine has (pull: dial tcp: lookup registry-1.docker.io: no such host)"
-	if err.Error() != want {
-		t.Errorf("got  %s\nwant %s", err, want)
-	}
-}
-
-func TestRyukExplain(t *testing.T) {
-	err := errors.New("create container: reaper: new reaper: run container: no such host")
-	got := ryukChoice{}.explain(err).Error()
-	if !strings.Contains(got, "set TESTCONTAINERS_RYUK_DISABLED=true") {
-		t.Errorf("a reaper failure does not say what to set: %s", got)
-	}
-	if got := (ryukChoice{disabled: true}).explain(err); got != err {
-		t.Errorf("with Ryuk turned off by pgfixture, the error changed: %v", got)
+		t.Errorf("the container of killed process %d was not removed", dead.PID)
 	}
 }
 
@@ -468,7 +450,7 @@ func TestBridgeAddressIsTakenOnlyForTheSameServer(t *testing.T) {
 	if srv.adminCfg.Port != 5432 {
 		t.Skipf("the container's own address does not answer here (%s:%d is its published port)", ip, srv.adminCfg.Port)
 	}
-	if _, err := bridgeDSN(ctx, ip, password, rawAdminURL(srv)); err != nil {
+	if _, err := pgserver.BridgeDSN(ctx, ip, password, rawAdminURL(srv)); err != nil {
 		t.Errorf("bridgeDSN against the container's own server: %v", err)
 	}
 	other, err := startLocal(ctx)
@@ -476,7 +458,7 @@ func TestBridgeAddressIsTakenOnlyForTheSameServer(t *testing.T) {
 		t.Skipf("no second server to hold it against: %v", err)
 	}
 	defer func() { _ = other.Close(ctx) }()
-	_, err = bridgeDSN(ctx, ip, password, rawAdminURL(other))
+	_, err = pgserver.BridgeDSN(ctx, ip, password, rawAdminURL(other))
 	if err == nil || !strings.Contains(err.Error(), "is another server") {
 		t.Errorf("bridgeDSN against another server: %v, want an error saying it is another server", err)
 	}

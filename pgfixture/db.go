@@ -12,6 +12,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/twicekit/twicekit/internal/pgserver"
 )
 
 // DB is one fixture database: a clone of its schema's template, with a small
@@ -277,7 +279,7 @@ func (db *DB) shut(ctx context.Context, keep bool) error {
 				return db.srv.scrub.Error(err)
 			}
 			_, err := db.srv.admin.Exec(ctx, fmt.Sprintf("COMMENT ON DATABASE %s IS %s",
-				pgx.Identifier{db.name}.Sanitize(), quoteLiteral(self.String()+keptMark(time.Now(), db.label))))
+				pgx.Identifier{db.name}.Sanitize(), quoteLiteral(pgserver.Self.String()+keptMark(time.Now(), db.label))))
 			return db.srv.scrub.Error(err)
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/twicekit/twicekit/internal/pgserver"
 )
 
 // A migration's CREATE EXTENSION of an extension the server lacks fails
@@ -99,11 +101,11 @@ func (s *Server) withExtensionHint(err error) error {
 			hint += fmt.Sprintf("; or use container mode on an image that has it (TWICE_POSTGRES=container TWICE_POSTGRES_IMAGE=%s)", fmt.Sprintf(src.image, major))
 		}
 	case "container":
-		image := strings.TrimSpace(os.Getenv(envImage))
+		image := strings.TrimSpace(os.Getenv(pgserver.EnvImage))
 		if image == "" {
-			image = defaultImage
+			image = pgserver.DefaultImage
 		}
-		hint = fmt.Sprintf("the image %s has no extension %q: set %s to an image that has it", image, name, envImage)
+		hint = fmt.Sprintf("the image %s has no extension %q: set %s to an image that has it", image, name, pgserver.EnvImage)
 		if src.image != "" {
 			hint += fmt.Sprintf(" (%s), or build one FROM it", fmt.Sprintf(src.image, major))
 		}

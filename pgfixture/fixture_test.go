@@ -16,6 +16,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/twicekit/twicekit/internal/pgserver"
 )
 
 // shopSchema has serial and identity ids, a now() default, a foreign key,
@@ -612,12 +614,12 @@ func TestStaleFixtureDatabasesOfDeadProcessesAreDropped(t *testing.T) {
 	t.Parallel()
 	ctx := ctxT(t)
 	srv := sharedT(t)
-	dead := self
-	dead.pid = deadPID(t)
-	dead.start = "1"
-	otherHost := self
-	otherHost.host = "elsewhere"
-	otherHost.pid = dead.pid
+	dead := pgserver.Self
+	dead.PID = deadPID(t)
+	dead.Start = "1"
+	otherHost := pgserver.Self
+	otherHost.Host = "elsewhere"
+	otherHost.PID = dead.PID
 	mk := func(suffix, comment string) string {
 		name := fmt.Sprintf("%sf0_stale%s_%s", dbPrefix, suffix, randHex(3))
 		_, err := srv.admin.Exec(ctx, "CREATE DATABASE "+name)
@@ -629,7 +631,7 @@ func TestStaleFixtureDatabasesOfDeadProcessesAreDropped(t *testing.T) {
 	}
 	gone := mk("dead", dead.String())
 	kept := mk("kept", dead.String()+" kept")
-	live := mk("live", self.String())
+	live := mk("live", pgserver.Self.String())
 	remote := mk("remote", otherHost.String())
 	require.NoError(t, srv.dropStale(ctx))
 	exists := func(n string) bool {
@@ -653,11 +655,11 @@ func deadPID(t *testing.T) int {
 
 func TestOwnerParsing(t *testing.T) {
 	t.Parallel()
-	o, ok := parseOwner(self.String())
+	o, ok := pgserver.ParseOwner(pgserver.Self.String())
 	require.True(t, ok)
-	assert.Equal(t, self, o)
-	assert.False(t, self.dead())
-	_, ok = parseOwner("something else")
+	assert.Equal(t, pgserver.Self, o)
+	assert.False(t, pgserver.Self.Dead())
+	_, ok = pgserver.ParseOwner("something else")
 	assert.False(t, ok)
 }
 

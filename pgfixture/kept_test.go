@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/twicekit/twicekit/internal/pgserver"
 )
 
 // TestKeptDatabasesDoNotPileUp: a database kept under a label replaces the
@@ -46,9 +48,9 @@ func TestKeptDatabasesDoNotPileUp(t *testing.T) {
 		t.Cleanup(func() { _ = srv.dropDatabase(context.Background(), name) })
 		return name
 	}
-	old := mk("old", self.String()+keptMark(time.Now().Add(-100*time.Hour), "TestOld"))
-	recent := mk("recent", self.String()+keptMark(time.Now().Add(-time.Hour), "TestRecent"))
-	legacy := mk("legacy", self.String()+" kept")
+	old := mk("old", pgserver.Self.String()+keptMark(time.Now().Add(-100*time.Hour), "TestOld"))
+	recent := mk("recent", pgserver.Self.String()+keptMark(time.Now().Add(-time.Hour), "TestRecent"))
+	legacy := mk("legacy", pgserver.Self.String()+" kept")
 	require.NoError(t, srv.dropStale(ctx))
 	assert.False(t, exists(old), "kept longer than 72h: dropped")
 	assert.True(t, exists(recent), "kept an hour ago: stays")
@@ -68,11 +70,11 @@ func TestKeptDatabasesDoNotPileUp(t *testing.T) {
 func TestKeptInfo(t *testing.T) {
 	t.Parallel()
 	at := time.Unix(1764547200, 0)
-	kept, gotAt, label := keptInfo(self.String() + keptMark(at, "TestX/with space · job"))
+	kept, gotAt, label := keptInfo(pgserver.Self.String() + keptMark(at, "TestX/with space · job"))
 	require.True(t, kept)
 	require.True(t, gotAt.Equal(at))
 	require.Equal(t, "TestX/with space · job", label)
-	kept, _, _ = keptInfo(self.String())
+	kept, _, _ = keptInfo(pgserver.Self.String())
 	require.False(t, kept)
 }
 

@@ -18,11 +18,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/twicekit/twicekit/internal/longtest"
+	"github.com/twicekit/twicekit/internal/pgserver"
 )
 
 func needLocalBins(t *testing.T) {
 	t.Helper()
-	if _, err := findLocalBins(); err != nil {
+	if _, err := pgserver.FindLocalBins(); err != nil {
 		t.Skip(err)
 	}
 }
@@ -63,7 +64,7 @@ func TestLocalClusterCloseLeavesNothing(t *testing.T) {
 	assert.Equal(t, "local", srv.Mode())
 	dir := localDir(t, srv)
 	pid := postmasterPID(t, dir)
-	assert.True(t, strings.HasPrefix(filepath.Base(dir), localDirPrefix))
+	assert.True(t, strings.HasPrefix(filepath.Base(dir), pgserver.LocalDirPrefix))
 
 	// Only loopback and the socket in the directory.
 	assert.Equal(t, "127.0.0.1", scalar[string](t, srv.admin, "SHOW listen_addresses"))
@@ -166,7 +167,7 @@ func TestLocalClusterDiesWithTheProcess(t *testing.T) {
 	// Another test binary's local start (go test runs packages at once)
 	// may have removed the stale directory already; else this one does.
 	if _, err := os.Stat(dir); err == nil {
-		removeStaleClusterDirs()
+		pgserver.RemoveStaleClusterDirs()
 	}
 	_, err = os.Stat(dir)
 	assert.True(t, os.IsNotExist(err), "a stale cluster directory is removed on the next start")

@@ -76,12 +76,12 @@ func FS(fsys fs.FS) Schema {
 	if len(names) == 0 {
 		errs = append(errs, errors.New("pgfixture: no *.sql files at the root of the migrations FS"))
 	}
-	if err := otherToolsFiles(migs); err != nil {
+	if err := migration.OtherToolsFiles(migs); err != nil {
 		errs = append(errs, err)
 	}
 	var sent []migration.File
 	for _, m := range migs {
-		ups, err := upSections(m) // migrate_sections.go
+		ups, err := migration.UpSections(m)
 		if err != nil {
 			errs = append(errs, err)
 		}

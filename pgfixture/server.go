@@ -11,6 +11,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/twicekit/twicekit/internal/pgserver"
 )
 
 // Environment variables read by pgfixture.
@@ -154,11 +156,11 @@ func startServer(ctx context.Context) (*Server, error) {
 	forced := strings.TrimSpace(strings.ToLower(os.Getenv(envMode)))
 	var removed []string
 	if forced != "container" {
-		removed = reapContainers(ctx) // container mode reaps as it starts
+		removed = pgserver.ReapContainers(ctx) // container mode reaps as it starts
 	}
 	srv, err := startProvider(ctx, forced)
 	if err == nil {
-		if n := removedNote(removed); n != "" {
+		if n := pgserver.RemovedNote(removed); n != "" {
 			srv.notes = append(srv.notes, n)
 		}
 	}

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/twicekit/twicekit/internal/pgserver"
 )
 
 // TestTemplatesOfDeadProcessesAreDropped: a template built by a process
@@ -19,12 +21,12 @@ func TestTemplatesOfDeadProcessesAreDropped(t *testing.T) {
 	t.Parallel()
 	ctx := ctxT(t)
 	srv := sharedT(t)
-	dead := self
-	dead.pid = deadPID(t)
-	dead.start = "1"
-	otherHost := self
-	otherHost.host = "elsewhere"
-	mk := func(builder owner) (string, string) {
+	dead := pgserver.Self
+	dead.PID = deadPID(t)
+	dead.Start = "1"
+	otherHost := pgserver.Self
+	otherHost.Host = "elsewhere"
+	mk := func(builder pgserver.Owner) (string, string) {
 		hash := "stale template " + randHex(4) // not hexadecimal: a custom migrator's
 		name := templateName(hash)
 		_, err := srv.admin.Exec(ctx, "CREATE DATABASE "+name)
@@ -38,7 +40,7 @@ func TestTemplatesOfDeadProcessesAreDropped(t *testing.T) {
 		return hash, name
 	}
 	_, gone := mk(dead)
-	_, live := mk(self)
+	_, live := mk(pgserver.Self)
 	_, remote := mk(otherHost)
 	require.NoError(t, srv.dropStale(ctx))
 	exists := func(n string) bool {
@@ -59,7 +61,7 @@ func TestTemplatesOfDeadProcessesAreDropped(t *testing.T) {
 	hash, builder, ok := parseTemplateComment(comment)
 	require.True(t, ok, comment)
 	assert.Equal(t, schema.Hash(), hash)
-	assert.Equal(t, self, builder)
+	assert.Equal(t, pgserver.Self, builder)
 	require.NoError(t, srv.dropTemplate(ctx, schema.Hash()))
 	db, err = srv.CreateDB(ctx, schema)
 	require.NoError(t, err)

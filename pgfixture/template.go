@@ -12,6 +12,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/twicekit/twicekit/internal/pgserver"
 )
 
 // lockClass is the first key of pgfixture's two-key advisory locks ("tw").
@@ -90,7 +92,7 @@ func (s *Server) cloneTemplate(ctx context.Context, schema Schema, name string) 
 				return err
 			}
 			_, err = conn.Exec(ctx, fmt.Sprintf("COMMENT ON DATABASE %s IS %s",
-				pgx.Identifier{name}.Sanitize(), quoteLiteral(self.String())))
+				pgx.Identifier{name}.Sanitize(), quoteLiteral(pgserver.Self.String())))
 			return err
 		})
 		if err != nil || cloned {
@@ -152,21 +154,23 @@ const (
 	templateBuiltBy = " built by "
 )
 
-func templateComment(hash string) string { return templateTag + hash + templateBuiltBy + self.String() }
+func templateComment(hash string) string {
+	return templateTag + hash + templateBuiltBy + pgserver.Self.String()
+}
 
 // parseTemplateComment returns the schema's hash and the builder of a
 // template from its comment; ok is false for a comment of another shape
 // (an older twicekit's, which names no builder).
-func parseTemplateComment(c string) (hash string, builder owner, ok bool) {
+func parseTemplateComment(c string) (hash string, builder pgserver.Owner, ok bool) {
 	rest, found := strings.CutPrefix(c, templateTag)
 	if !found {
-		return "", owner{}, false
+		return "", pgserver.Owner{}, false
 	}
 	i := strings.LastIndex(rest, templateBuiltBy)
 	if i < 0 {
-		return "", owner{}, false
+		return "", pgserver.Owner{}, false
 	}
-	builder, ok = parseOwner(rest[i+len(templateBuiltBy):])
+	builder, ok = pgserver.ParseOwner(rest[i+len(templateBuiltBy):])
 	return rest[:i], builder, ok
 }
 
@@ -186,7 +190,7 @@ func (s *Server) dropStaleTemplates(ctx context.Context) error {
 	}
 	for _, c := range comments {
 		hash, builder, ok := parseTemplateComment(c)
-		if !ok || !builder.dead() {
+		if !ok || !builder.Dead() {
 			continue
 		}
 		if err := s.dropTemplate(ctx, hash); err != nil {

@@ -2,6 +2,10 @@
 // (pgfixture/goosemigrator, pgfixture/golangmigrator) share: a migration
 // file, its error with the line and column PostgreSQL reported, and the
 // mark of a migrator that reads its files when it is made.
+// It also reads what pgfixture.FS meets in other tools' files: the up
+// sections of sql-migrate's and dbmate's (sections.go), and goose's,
+// golang-migrate's and tern's files, which FS refuses with the migrator to
+// use (detect.go).
 package migration
 
 import (

@@ -1,11 +1,9 @@
-package pgfixture
+package migration
 
 import (
 	"fmt"
 	"regexp"
 	"strings"
-
-	"github.com/twicekit/twicekit/internal/migration"
 )
 
 // sqlMigrateCommand starts a sql-migrate command line, e.g.
@@ -19,19 +17,19 @@ var (
 	dbmateDown = regexp.MustCompile(`(?m)^--\s*migrate:down(\s*$|\s+\S+)`)
 )
 
-// upSections returns the migrations FS sends for file m: its up section
+// UpSections returns the migrations pgfixture.FS sends for file m: its up section
 // alone when m is a sql-migrate or a dbmate migration, m itself otherwise.
 // The text sent keeps m's lines (the rest blanked), so that an error's line
 // and column are the file's.
-func upSections(m migration.File) ([]migration.File, error) {
+func UpSections(m File) ([]File, error) {
 	if strings.HasPrefix(m.SQL, sqlMigrateCommand) || strings.Contains(m.SQL, "\n"+sqlMigrateCommand) {
 		return sqlMigrateUp(m)
 	}
 	if dbmateUp.MatchString(m.SQL) || dbmateDown.MatchString(m.SQL) {
 		up, err := dbmateUpSection(m)
-		return []migration.File{up}, err
+		return []File{up}, err
 	}
-	return []migration.File{m}, nil
+	return []File{m}, nil
 }
 
 // sqlMigrateUp is the Up section of a sql-migrate migration, as sql-migrate
@@ -41,7 +39,7 @@ func upSections(m migration.File) ([]migration.File, error) {
 // "-- +migrate Up notransaction" each statement is sent alone (a statement
 // ends at a line ending with a semicolon, or at "-- +migrate
 // StatementEnd").
-func sqlMigrateUp(m migration.File) ([]migration.File, error) {
+func sqlMigrateUp(m File) ([]File, error) {
 	lines := strings.SplitAfter(m.SQL, "\n")
 	up := make([]bool, len(lines)) // the line is in the Up section
 	var ends []int                 // notransaction: the last line of each statement
@@ -85,7 +83,7 @@ func sqlMigrateUp(m migration.File) ([]migration.File, error) {
 	if !inUpSeen {
 		return nil, nil // a Down section alone: nothing to apply
 	}
-	keep := func(from, to int) migration.File {
+	keep := func(from, to int) File {
 		var b strings.Builder
 		for i, line := range lines {
 			if i >= from && i <= to && up[i] {
@@ -94,12 +92,12 @@ func sqlMigrateUp(m migration.File) ([]migration.File, error) {
 				b.WriteString("\n")
 			}
 		}
-		return migration.File{Name: m.Name, SQL: b.String()}
+		return File{Name: m.Name, SQL: b.String()}
 	}
 	if !noTx {
-		return []migration.File{keep(0, len(lines)-1)}, nil
+		return []File{keep(0, len(lines)-1)}, nil
 	}
-	var out []migration.File
+	var out []File
 	from := 0
 	for _, end := range ends {
 		out = append(out, keep(from, end))
@@ -125,10 +123,10 @@ func endsWithSemicolon(line string) bool {
 // migrate:up" to "-- migrate:down" (or the end), sent in one round trip
 // as dbmate sends it (with transaction:false too: dbmate then sends the
 // block without BEGIN, which is what one round trip does).
-func dbmateUpSection(m migration.File) (migration.File, error) {
+func dbmateUpSection(m File) (File, error) {
 	u := dbmateUp.FindStringIndex(m.SQL)
 	if u == nil {
-		return migration.File{}, fmt.Errorf("pgfixture: %s has \"-- migrate:down\" and no \"-- migrate:up\" block: dbmate requires each migration to define one", m.Name)
+		return File{}, fmt.Errorf("pgfixture: %s has \"-- migrate:down\" and no \"-- migrate:up\" block: dbmate requires each migration to define one", m.Name)
 	}
 	end := len(m.SQL)
 	if d := dbmateDown.FindAllStringIndex(m.SQL, -1); d != nil {
@@ -140,5 +138,5 @@ func dbmateUpSection(m migration.File) (migration.File, error) {
 		}
 	}
 	blank := func(s string) string { return strings.Repeat("\n", strings.Count(s, "\n")) }
-	return migration.File{Name: m.Name, SQL: blank(m.SQL[:u[0]]) + m.SQL[u[0]:end] + blank(m.SQL[end:])}, nil
+	return File{Name: m.Name, SQL: blank(m.SQL[:u[0]]) + m.SQL[u[0]:end] + blank(m.SQL[end:])}, nil
 }

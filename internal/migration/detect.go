@@ -1,11 +1,9 @@
-package pgfixture
+package migration
 
 import (
 	"fmt"
 	"regexp"
 	"strings"
-
-	"github.com/twicekit/twicekit/internal/migration"
 )
 
 // ternSeparator is the line that splits a tern migration into its up and
@@ -18,11 +16,11 @@ var ternTemplate = regexp.MustCompile(`\{\{-?\s*(template|install_snapshot)\b`)
 // gooseAnnotation matches goose's annotations, e.g. "-- +goose Up".
 var gooseAnnotation = regexp.MustCompile(`(?mi)^[ \t]*--[ \t]*\+goose[ \t]+(Up|Down|StatementBegin|StatementEnd|NO TRANSACTION|ENVSUB ON)\b`)
 
-// otherToolsFiles returns an error naming the right migrator when migs
-// (sorted by name) look like another tool's, whose files FS would misapply:
+// OtherToolsFiles returns an error naming the right migrator when migs
+// (sorted by name) look like another tool's, whose files pgfixture.FS would misapply:
 // goose's Down sections, golang-migrate's *.down.sql files, tern's drop
 // sections and templates.
-func otherToolsFiles(migs []migration.File) error {
+func OtherToolsFiles(migs []File) error {
 	var up, down string
 	for _, m := range migs {
 		switch {

@@ -1,4 +1,4 @@
-package pgfixture
+package pgserver
 
 import (
 	"context"
@@ -18,7 +18,7 @@ import (
 // process's containers when the process dies. It needs its image, which a
 // machine without a registry does not have; there pgfixture turns it off
 // and removes the containers of dead processes by their labels instead.
-const envRyukDisabled = "TESTCONTAINERS_RYUK_DISABLED"
+const EnvRyukDisabled = "TESTCONTAINERS_RYUK_DISABLED"
 
 // ryukChoice is what container mode decided about Ryuk, and why.
 type ryukChoice struct {
@@ -29,7 +29,7 @@ type ryukChoice struct {
 // explain adds to a failed start what to do when Ryuk was the cause.
 func (r ryukChoice) explain(err error) error {
 	if !r.disabled && strings.Contains(err.Error(), "reaper") {
-		return fmt.Errorf("%w; testcontainers-go's reaper (Ryuk) could not start: set %s=true, and pgfixture removes the containers of dead test processes by their labels", err, envRyukDisabled)
+		return fmt.Errorf("%w; testcontainers-go's reaper (Ryuk) could not start: set %s=true, and pgfixture removes the containers of dead test processes by their labels", err, EnvRyukDisabled)
 	}
 	return err
 }
@@ -39,13 +39,13 @@ func (r ryukChoice) explain(err error) error {
 // pulled. testcontainers-go reads its settings once per process, so this
 // must run before its first use.
 func chooseRyuk(ctx context.Context) ryukChoice {
-	if v, ok := os.LookupEnv(envRyukDisabled); ok {
-		return ryukChoice{note: fmt.Sprintf("Ryuk as %s=%s says", envRyukDisabled, v)}
+	if v, ok := os.LookupEnv(EnvRyukDisabled); ok {
+		return ryukChoice{note: fmt.Sprintf("Ryuk as %s=%s says", EnvRyukDisabled, v)}
 	}
 	if ryukInProperties() {
 		return ryukChoice{note: "Ryuk as ~/.testcontainers.properties says"}
 	}
-	cli, err := localEngine(ctx)
+	cli, err := LocalEngine(ctx)
 	if err != nil {
 		// testcontainers-go may find an engine this client cannot (a
 		// Docker context): it decides, with Ryuk on.
@@ -65,7 +65,7 @@ func chooseRyuk(ctx context.Context) ryukChoice {
 	if pullErr == nil {
 		return ryukChoice{note: "Ryuk on"}
 	}
-	_ = os.Setenv(envRyukDisabled, "true")
+	_ = os.Setenv(EnvRyukDisabled, "true")
 	return ryukChoice{
 		note:     fmt.Sprintf("Ryuk off (its image %s is not on the engine and cannot be pulled: %s): the containers of dead test processes are removed by label when the next one starts", image, oneLine(pullErr.Error())),
 		disabled: true,
@@ -107,7 +107,7 @@ func ryukInProperties() bool {
 
 // localEngine is a client of the engine DOCKER_HOST names, or of the
 // default socket, that answered a ping.
-func localEngine(ctx context.Context) (*client.Client, error) {
+func LocalEngine(ctx context.Context) (*client.Client, error) {
 	cli, err := client.New(client.FromEnv, client.WithAPIVersionNegotiation())
 	if err != nil {
 		return nil, err
@@ -136,15 +136,15 @@ func removeStaleContainers(ctx context.Context, cli engineAPI) []string {
 	defer cancel()
 	list, err := cli.ContainerList(lctx, client.ContainerListOptions{
 		All:     true,
-		Filters: make(client.Filters).Add("label", labelFixture+"="+fixtureValue),
+		Filters: make(client.Filters).Add("label", LabelFixture+"="+FixtureValue),
 	})
 	if err != nil {
 		return nil
 	}
 	var removed []string
 	for _, c := range list.Items {
-		o, ok := parseOwner(c.Labels[labelOwner])
-		if !ok || !o.dead() {
+		o, ok := ParseOwner(c.Labels[LabelOwner])
+		if !ok || !o.Dead() {
 			continue
 		}
 		if _, err := cli.ContainerRemove(lctx, c.ID, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true}); err != nil {
@@ -157,7 +157,7 @@ func removeStaleContainers(ctx context.Context, cli engineAPI) []string {
 		if len(c.Names) > 0 {
 			name = strings.TrimPrefix(c.Names[0], "/")
 		}
-		removed = append(removed, fmt.Sprintf("%s (of killed process %d)", name, o.pid))
+		removed = append(removed, fmt.Sprintf("%s (of killed process %d)", name, o.PID))
 	}
 	slices.Sort(removed)
 	return removed
@@ -179,7 +179,7 @@ func removeStaleContainersAt(ctx context.Context, host string) []string {
 // removedNote is the server's note (Provenance, which a check logs under
 // go test -v) naming the containers of killed test binaries that its start
 // removed; "" when none.
-func removedNote(removed []string) string {
+func RemovedNote(removed []string) string {
 	if len(removed) == 0 {
 		return ""
 	}
@@ -191,7 +191,7 @@ func removedNote(removed []string) string {
 // any test binary, not only of the next one in container mode.
 // It only asks a Docker engine on a local socket, and gives up within a
 // second.
-func reapContainers(ctx context.Context) []string {
+func ReapContainers(ctx context.Context) []string {
 	host := os.Getenv("DOCKER_HOST")
 	if host == "" {
 		host = "unix:///var/run/docker.sock"
@@ -205,7 +205,7 @@ func reapContainers(ctx context.Context) []string {
 	}
 	rctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
-	cli, err := localEngine(rctx)
+	cli, err := LocalEngine(rctx)
 	if err != nil {
 		return nil
 	}

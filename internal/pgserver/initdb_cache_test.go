@@ -1,4 +1,4 @@
-package pgfixture
+package pgserver
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 // next one is a copy of the cache entry, owned by the user PostgreSQL runs
 // as; an entry without its completion marker is never used.
 func TestInitdbCache(t *testing.T) {
-	bins, err := findLocalBins()
+	bins, err := FindLocalBins()
 	if err != nil {
 		t.Skipf("no local PostgreSQL binaries: %v", err)
 	}

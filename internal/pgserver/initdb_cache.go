@@ -1,4 +1,4 @@
-package pgfixture
+package pgserver
 
 import (
 	"context"
