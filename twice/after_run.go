@@ -1,18 +1,13 @@
 package twice
 
 import (
-	"bufio"
-	"bytes"
-	"context"
 	"fmt"
-	"runtime/pprof"
 	"slices"
-	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/twicekit/twicekit/faults"
+	"github.com/twicekit/twicekit/internal/goroutines"
 )
 
 // A goroutine the job starts inherits the pprof labels of the goroutine
@@ -29,24 +24,9 @@ import (
 // and no redelivery follows. The check waits for those goroutines, at most
 // afterRunWait, before it compares.
 
-// afterRunLabel is the pprof label key of an attempt's goroutines.
-const afterRunLabel = "twice-attempt"
-
 // afterRunWait bounds the wait for the goroutines an attempt left running.
 // A goroutine still running then is a finding that states the bound.
 const afterRunWait = 2 * time.Second
-
-var attemptLabels atomic.Int64
-
-// nextAttemptLabel is the label of an attempt about to start.
-func nextAttemptLabel() string { return strconv.FormatInt(attemptLabels.Add(1), 10) }
-
-// labelGoroutine labels the calling goroutine (the one that runs the job's
-// function, and ends with it) with an attempt's label; the goroutines the
-// job starts inherit it.
-func labelGoroutine(label string) {
-	pprof.SetGoroutineLabels(pprof.WithLabels(context.Background(), pprof.Labels(afterRunLabel, label)))
-}
 
 // afterRun runs once the job's function returned and the check played the
 // ack (or crashed before it). It waits until the goroutines the attempt
@@ -57,7 +37,7 @@ func labelGoroutine(label string) {
 func (ra *runningAttempt) afterRun(hung bool) (late, sites []string, outlived bool) {
 	if ra.label != "" && !hung {
 		deadline := time.Now().Add(afterRunWait)
-		for jobGoroutines(ra.label) > 0 {
+		for goroutines.Count(ra.label) > 0 {
 			if !time.Now().Before(deadline) {
 				outlived = true
 				break
@@ -84,77 +64,6 @@ func (ra *runningAttempt) afterRun(hung bool) (late, sites []string, outlived bo
 	}
 	slices.Sort(sites)
 	return late, sites, outlived
-}
-
-// jobGoroutines counts the goroutines labelled with label whose function
-// is the job's (not the standard library's, pgx's or twicekit's).
-func jobGoroutines(label string) int {
-	var buf bytes.Buffer
-	if err := pprof.Lookup("goroutine").WriteTo(&buf, 1); err != nil {
-		return 0
-	}
-	return labelledGoroutines(buf.String(), label)
-}
-
-// labelledGoroutines counts, in a goroutine profile written with debug=1,
-// the goroutines labelled with label whose function is the job's. The
-// profile is a header line ("goroutine profile: total N"), then one record
-// per stack and labels, each "N @ pcs", "# labels: {…}" and the frames,
-// innermost first, separated by blank lines.
-func labelledGoroutines(profile, label string) int {
-	if _, rest, ok := strings.Cut(profile, "\n"); ok && strings.HasPrefix(profile, "goroutine profile:") {
-		profile = rest // the header would hide the first record's count
-	}
-	want := fmt.Sprintf("%q:%q", afterRunLabel, label)
-	n := 0
-	for _, rec := range strings.Split(profile, "\n\n") {
-		if !strings.Contains(rec, want) {
-			continue
-		}
-		entry := ""
-		sc := bufio.NewScanner(strings.NewReader(rec))
-		for sc.Scan() {
-			if f := strings.Fields(sc.Text()); len(f) >= 3 && f[0] == "#" && f[1] != "labels:" {
-				entry = f[2]
-			}
-		}
-		if entry == "" || libraryFunc(entry) {
-			continue
-		}
-		fields := strings.Fields(rec)
-		if len(fields) < 2 || fields[1] != "@" {
-			continue
-		}
-		count, _ := strconv.Atoi(fields[0])
-		n += count
-	}
-	return n
-}
-
-// libraryPrefixes are the packages whose goroutines are not the job's own
-// even when the job's code started them: the drivers', the queues' and
-// twicekit's.
-var libraryPrefixes = []string{
-	"github.com/jackc/", "github.com/riverqueue/", "github.com/hibiken/asynq", "github.com/vgarvardt/gue", "go.temporal.io/",
-	"github.com/redis/", "golang.org/x/net/", "google.golang.org/grpc",
-	"github.com/twicekit/twicekit/internal/", "github.com/twicekit/twicekit/twice.", "github.com/twicekit/twicekit/effects.",
-	"github.com/twicekit/twicekit/pgfixture.", "github.com/twicekit/twicekit/faults.", "github.com/twicekit/twicekit/twiceriver.",
-	"github.com/twicekit/twicekit/twiceasynq.", "github.com/twicekit/twicekit/twicegue.", "github.com/twicekit/twicekit/twicetemporal.",
-}
-
-// libraryFunc reports whether fn (with its offset, "pkg.f+0x1f") belongs
-// to the standard library, pgx or twicekit itself.
-func libraryFunc(fn string) bool {
-	first, _, _ := strings.Cut(fn, "/")
-	if !strings.Contains(first, ".") {
-		return true // the standard library
-	}
-	for _, p := range libraryPrefixes {
-		if strings.HasPrefix(fn, p) {
-			return true
-		}
-	}
-	return false
 }
 
 // pointsBeforeAck is how many of steps came before the ack: the points

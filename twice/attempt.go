@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/twicekit/twicekit/effects"
+	"github.com/twicekit/twicekit/internal/goroutines"
 	"github.com/twicekit/twicekit/internal/inject"
 )
 
@@ -94,7 +95,7 @@ func (c *checker) startAttempt(ctx context.Context, w *inject.Worker, jobID stri
 		}
 	}
 	ra.rec.SessionState = c.sessionState(ctx, w) // sessionstate.go: before the attempt owns w
-	ra.label = nextAttemptLabel()
+	ra.label = goroutines.NextLabel()
 	c.mu.Lock()
 	if c.attempts == nil {
 		c.attempts = map[*inject.Run]*Attempt{}
@@ -120,7 +121,7 @@ func (c *checker) startAttempt(ctx context.Context, w *inject.Worker, jobID stri
 				ra.done <- attemptExit{goexit: goexitSite(string(debug.Stack()))}
 			}
 		}()
-		labelGoroutine(ra.label)
+		goroutines.Label(ra.label)
 		err := jobRun(rctx, a)
 		returned = true
 		ra.run.Return() // the attempt's context ends with Run, as every queue ends it

@@ -1,14 +1,14 @@
-package twice
+package goroutines
 
 import "testing"
 
 // BenchmarkJobGoroutines measures the look every attempt takes once Run
-// returned (after_run.go): one goroutine profile, read for the attempt's
+// returned (twice/after_run.go): one goroutine profile, read for the attempt's
 // label, with the test binary's goroutines as they are.
 func BenchmarkJobGoroutines(b *testing.B) {
-	label := nextAttemptLabel()
+	label := NextLabel()
 	for b.Loop() {
-		if n := jobGoroutines(label); n != 0 {
+		if n := Count(label); n != 0 {
 			b.Fatalf("%d goroutines carry a fresh label", n)
 		}
 	}
@@ -41,10 +41,10 @@ func TestLabelledGoroutinesCountsTheFirstRecord(t *testing.T) {
 		"1 @ 0x442931 0x47cd1d 0x4d945d 0x483de1\n" +
 		"# labels: {\"twice-attempt\":\"71\"}\n" +
 		"#\t0x4d945c\texample.com/app/jobs.audit.func1+0x1c\t/app/jobs/audit.go:10\n"
-	if n := labelledGoroutines(profile, "7"); n != 3 {
-		t.Errorf("labelledGoroutines(label 7) = %d, want 3 (the first record's 1 and the second's 2; pgx's, the standard library's under a label line with spaces, and label 71's aside)", n)
+	if n := labelled(profile, "7"); n != 3 {
+		t.Errorf("labelled(label 7) = %d, want 3 (the first record's 1 and the second's 2; pgx's, the standard library's under a label line with spaces, and label 71's aside)", n)
 	}
-	if n := labelledGoroutines(profile, "8"); n != 0 {
-		t.Errorf("labelledGoroutines(label 8) = %d, want 0", n)
+	if n := labelled(profile, "8"); n != 0 {
+		t.Errorf("labelled(label 8) = %d, want 0", n)
 	}
 }
