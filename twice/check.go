@@ -12,6 +12,7 @@ import (
 	"github.com/twicekit/twicekit/faults"
 	"github.com/twicekit/twicekit/internal/inject"
 	"github.com/twicekit/twicekit/internal/sched"
+	"github.com/twicekit/twicekit/internal/sessionstate"
 	"github.com/twicekit/twicekit/pgfixture"
 )
 
@@ -54,7 +55,7 @@ type checker struct {
 	follow   followUpState // the scenario's follow-ups (followups.go)
 	// setUp is how each worker session started, and left what each was
 	// seen with in the current scenario (sessionstate.go).
-	setUp setUpStates
+	setUp sessionstate.SetUp
 	left  map[uint32]*leftState
 
 	// seeded is the state every scenario starts from, shared with the
@@ -218,7 +219,7 @@ func newChecker(ctx context.Context, job Job, cfg *config) (*checker, error) {
 		return nil, err
 	}
 	c := &checker{cfg: cfg, job: job, srv: srv, db: db, worker: worker, log: effects.NewLog(), seeded: &seedState{}, fakeTrouble: &fakeTrouble{}}
-	c.setUp.watch(worker)
+	c.setUp.Watch(worker)
 	c.onClose(release) // last, once every worker is closed
 	c.onClose(worker.Close)
 	if cfg.sqlOpen != nil {

@@ -356,7 +356,7 @@ func (c *checker) concurrentWorkers() error {
 		if err != nil {
 			return err
 		}
-		c.setUp.watch(w)
+		c.setUp.Watch(w)
 		c.onClose(w.Close)
 		if err := c.addHandles(w); err != nil {
 			return err

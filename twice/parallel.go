@@ -153,7 +153,7 @@ func (c *checker) newLane(ctx context.Context) (lane *checker, ok bool, err erro
 		return nil, false, err
 	}
 	l := &checker{cfg: c.cfg, job: c.job, srv: c.srv, db: db, worker: worker, log: effects.NewLog(), seeded: c.seeded, fakeTrouble: c.fakeTrouble}
-	l.setUp.watch(worker)
+	l.setUp.Watch(worker)
 	l.onClose(release)
 	l.onClose(worker.Close)
 	if c.cfg.sqlOpen != nil {
