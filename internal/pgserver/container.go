@@ -24,15 +24,16 @@ import (
 // postgres module, on the engine testcontainers-go finds (DOCKER_HOST,
 // Docker contexts, Podman and Colima sockets, TLS, its properties file).
 const (
+	// EnvImage names the image container mode runs.
 	EnvImage = "TWICE_POSTGRES_IMAGE"
 
-	// defaultImage is an official postgres image; where no registry can be
+	// DefaultImage is an official postgres image; where no registry can be
 	// reached, build a local one with `go run
 	// github.com/twicekit/twicekit/pgfixture/cmd/twice-postgres-image` and
 	// point TWICE_POSTGRES_IMAGE at it.
 	DefaultImage = "postgres:15-alpine"
 
-	// imageCommand builds a local image from the host's PostgreSQL.
+	// ImageCommand builds a local image from the host's PostgreSQL.
 	ImageCommand = "go run github.com/twicekit/twicekit/pgfixture/cmd/twice-postgres-image"
 
 	// Labels on every container pgfixture starts: the first marks them, the
@@ -243,7 +244,7 @@ func portNumber(port any) (uint16, error) {
 	return uint16(n), nil
 }
 
-// bridgeDSN is the connection string of the container's own address (ip)
+// BridgeDSN is the connection string of the container's own address (ip)
 // on its network, port 5432, when this process reaches it (an engine on this
 // Linux machine) and the server there is the one behind published (the
 // same system identifier: another PostgreSQL may answer at that address,

@@ -20,13 +20,13 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// localDirPrefix starts the name of every throwaway cluster directory.
+// LocalDirPrefix starts the name of every throwaway cluster directory.
 const LocalDirPrefix = "twicekit-pg-"
 
 // localBinDirs is where Debian-like systems install PostgreSQL versions.
 var localBinGlob = "/usr/lib/postgresql/*/bin"
 
-// findLocalBins returns the directory holding initdb and postgres: PATH
+// FindLocalBins returns the directory holding initdb and postgres: PATH
 // first, then the highest version under /usr/lib/postgresql.
 func FindLocalBins() (string, error) {
 	if p, err := exec.LookPath("initdb"); err == nil {
@@ -280,7 +280,7 @@ func tail(b []byte, n int) string {
 	return string(b)
 }
 
-// removeStaleClusterDirs removes twicekit-pg-* directories whose owner
+// RemoveStaleClusterDirs removes twicekit-pg-* directories whose owner
 // process is dead and whose postmaster no longer runs.
 func RemoveStaleClusterDirs() {
 	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), LocalDirPrefix+"*"))

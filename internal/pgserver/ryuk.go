@@ -105,7 +105,7 @@ func ryukInProperties() bool {
 	return false
 }
 
-// localEngine is a client of the engine DOCKER_HOST names, or of the
+// LocalEngine is a client of the engine DOCKER_HOST names, or of the
 // default socket, that answered a ping.
 func LocalEngine(ctx context.Context) (*client.Client, error) {
 	cli, err := client.New(client.FromEnv, client.WithAPIVersionNegotiation())
@@ -176,7 +176,7 @@ func removeStaleContainersAt(ctx context.Context, host string) []string {
 	return removeStaleContainers(ctx, cli)
 }
 
-// removedNote is the server's note (Provenance, which a check logs under
+// RemovedNote is the server's note (Provenance, which a check logs under
 // go test -v) naming the containers of killed test binaries that its start
 // removed; "" when none.
 func RemovedNote(removed []string) string {
@@ -186,7 +186,7 @@ func RemovedNote(removed []string) string {
 	return "removed the containers of killed test binaries: " + strings.Join(removed, ", ")
 }
 
-// reapContainers removes the containers of dead pgfixture processes in any
+// ReapContainers removes the containers of dead pgfixture processes in any
 // mode, so that a killed test binary's container goes with the next run of
 // any test binary, not only of the next one in container mode.
 // It only asks a Docker engine on a local socket, and gives up within a
