@@ -81,6 +81,7 @@ const modulePath = "github.com/twicekit/twicekit"
 type packageRow struct {
 	line    int      // its position in the table, from 0
 	imports []string // the packages of this module it imports, tests' imports left out
+	root    bool     // of the root module: not a row of other modules ("its own module", "examples/*")
 }
 
 // packageTable reads docs/DESIGN.md's package table: each package the first
@@ -114,8 +115,9 @@ func packageTable(t *testing.T) map[string]packageRow {
 				imports = append(imports, m[1])
 			}
 		}
+		root := !strings.Contains(cells[0], "module") && !strings.Contains(cells[0], "*")
 		for _, m := range code.FindAllStringSubmatch(cells[0], -1) {
-			rows[m[1]] = packageRow{line: n, imports: imports}
+			rows[m[1]] = packageRow{line: n, imports: imports, root: root}
 		}
 		n++
 	}
@@ -124,7 +126,8 @@ func packageTable(t *testing.T) map[string]packageRow {
 
 // TestPackageTableMatchesTheTree: every package of the root module has a row
 // in docs/DESIGN.md's package table that names the packages of this module
-// it imports, each of them in a row below its own (arrows point one way).
+// it imports, each of them in a row below its own (arrows point one way),
+// and every row of the root module's is a package of it.
 func TestPackageTableMatchesTheTree(t *testing.T) {
 	rows := packageTable(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -136,9 +139,11 @@ func TestPackageTableMatchesTheTree(t *testing.T) {
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}
+	seen := map[string]bool{}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		fields := strings.Fields(line)
 		pkg := strings.TrimPrefix(strings.TrimPrefix(fields[0], modulePath), "/")
+		seen[pkg] = true
 		if pkg == "docs" {
 			continue
 		}
@@ -162,6 +167,11 @@ func TestPackageTableMatchesTheTree(t *testing.T) {
 			if below, ok := rows[imp]; ok && below.line <= row.line {
 				t.Errorf("%s imports %s, whose row in docs/DESIGN.md's package table is not below its own", pkg, imp)
 			}
+		}
+	}
+	for _, pkg := range slices.Sorted(maps.Keys(rows)) {
+		if rows[pkg].root && !seen[pkg] {
+			t.Errorf("docs/DESIGN.md's package table has a row for %s, which is no package of the root module", pkg)
 		}
 	}
 }

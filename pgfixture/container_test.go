@@ -451,7 +451,7 @@ func TestBridgeAddressIsTakenOnlyForTheSameServer(t *testing.T) {
 		t.Skipf("the container's own address does not answer here (%s:%d is its published port)", ip, srv.adminCfg.Port)
 	}
 	if _, err := pgserver.BridgeDSN(ctx, ip, password, rawAdminURL(srv)); err != nil {
-		t.Errorf("bridgeDSN against the container's own server: %v", err)
+		t.Errorf("pgserver.BridgeDSN against the container's own server: %v", err)
 	}
 	other, err := startLocal(ctx)
 	if err != nil {
@@ -460,7 +460,7 @@ func TestBridgeAddressIsTakenOnlyForTheSameServer(t *testing.T) {
 	defer func() { _ = other.Close(ctx) }()
 	_, err = pgserver.BridgeDSN(ctx, ip, password, rawAdminURL(other))
 	if err == nil || !strings.Contains(err.Error(), "is another server") {
-		t.Errorf("bridgeDSN against another server: %v, want an error saying it is another server", err)
+		t.Errorf("pgserver.BridgeDSN against another server: %v, want an error saying it is another server", err)
 	}
 	if err != nil && strings.Contains(err.Error(), password) {
 		t.Errorf("the error shows the password: %v", err)

@@ -41,7 +41,7 @@ type runningAttempt struct {
 	run    *inject.Run
 	rec    AttemptRecord
 	done   chan attemptExit
-	label  string // the pprof label of the job's goroutines (after_run.go)
+	label  string // the pprof label of the job's goroutines (internal/goroutines; waited on in after_run.go)
 }
 
 type attemptExit struct {

@@ -183,7 +183,7 @@ type heldLock struct {
 }
 
 // waitedLockSQL describes the lock session $1 waits for: an advisory one by
-// its key (as sessionStateSQL prints it), else its lock type; and whether
+// its key (as internal/sessionstate prints it), else its lock type; and whether
 // every session holding it is idle (a session-level lock) or idle in a
 // transaction (one left open).
 const waitedLockSQL = `SELECT l.locktype = 'advisory',

@@ -2,10 +2,10 @@ package goroutines
 
 import "testing"
 
-// BenchmarkJobGoroutines measures the look every attempt takes once Run
+// BenchmarkCount measures the look every attempt takes once Run
 // returned (twice/after_run.go): one goroutine profile, read for the attempt's
 // label, with the test binary's goroutines as they are.
-func BenchmarkJobGoroutines(b *testing.B) {
+func BenchmarkCount(b *testing.B) {
 	label := NextLabel()
 	for b.Loop() {
 		if n := Count(label); n != 0 {
@@ -14,12 +14,12 @@ func BenchmarkJobGoroutines(b *testing.B) {
 	}
 }
 
-// TestLabelledGoroutinesCountsTheFirstRecord: the profile's header line
+// TestLabelledCountsTheFirstRecord: the profile's header line
 // shares the first record's chunk; a job goroutine whose record comes first
 // (records of one goroutine each are sorted by their stacks) is counted.
 // It was not, and the reference run of a job whose goroutine called after
 // Run returned then passed on a CI runner.
-func TestLabelledGoroutinesCountsTheFirstRecord(t *testing.T) {
+func TestLabelledCountsTheFirstRecord(t *testing.T) {
 	const profile = "goroutine profile: total 5\n" +
 		"1 @ 0x47d92e 0x480ac5 0x4d945d 0x483de1\n" +
 		"# labels: {\"twice-attempt\":\"7\"}\n" +

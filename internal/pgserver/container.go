@@ -45,7 +45,7 @@ const (
 	LabelOwnerPID = "twicekit.owner-pid"
 	FixtureValue  = "pgfixture"
 
-	// containerPGData is where the container keeps its cluster: a tmpfs, so
+	// containerTmpfs is a tmpfs and containerPGData the cluster in it, so
 	// that nothing is written to the storage driver (slow on fuse-overlayfs).
 	containerTmpfs  = "/var/lib/twicekit"
 	containerPGData = containerTmpfs + "/pgdata"
@@ -121,8 +121,8 @@ func containerOptions(password string) []testcontainers.ContainerCustomizer {
 	}
 }
 
-// Container starts a PostgreSQL container, the image TWICE_POSTGRES_IMAGE
-// names.
+// Container starts a PostgreSQL container of the image TWICE_POSTGRES_IMAGE
+// names, or of DefaultImage when it is unset.
 // It returns the server's admin connection string, the function that
 // removes the container, and notes for the server's provenance (how Ryuk
 // was chosen, the containers of dead test processes it removed).

@@ -5,7 +5,7 @@
 //
 // Local runs initdb and postgres from the installed binaries (PATH first,
 // then the highest version under /usr/lib/postgresql) in a directory of its
-// own, as the postgres system user when the process is root.
+// own, as the postgres system user (else nobody) when the process is root.
 // initdb's result is cached per binaries and user (initdb_cache.go).
 // The cluster dies with the process; the directories of dead processes'
 // clusters are removed when the next one starts.
@@ -14,8 +14,8 @@
 //
 // Container runs the image TWICE_POSTGRES_IMAGE names through
 // testcontainers-go's postgres module, with or without Ryuk (ryuk.go).
-// The containers of dead test processes are removed by label
-// (ReapContainers).
+// The containers of dead test processes are removed by label as Container
+// starts, and in any mode by ReapContainers.
 //
 // # Owners
 //

@@ -23,7 +23,7 @@ import (
 // LocalDirPrefix starts the name of every throwaway cluster directory.
 const LocalDirPrefix = "twicekit-pg-"
 
-// localBinDirs is where Debian-like systems install PostgreSQL versions.
+// localBinGlob is where Debian-like systems install PostgreSQL versions.
 var localBinGlob = "/usr/lib/postgresql/*/bin"
 
 // FindLocalBins returns the directory holding initdb and postgres: PATH
@@ -83,7 +83,7 @@ type localCluster struct {
 
 // Local initialises and starts a throwaway cluster from the installed
 // binaries, with extra postgres settings ("name=value") that win over
-// pgfixture's.
+// the defaults (startCluster's).
 // It returns the cluster's admin connection string and the function that
 // stops it and removes its directory.
 // It first removes the directories of clusters whose processes died.

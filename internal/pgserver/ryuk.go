@@ -14,8 +14,8 @@ import (
 	"github.com/testcontainers/testcontainers-go"
 )
 
-// Ryuk is testcontainers-go's reaper: a container that removes the test
-// process's containers when the process dies. It needs its image, which a
+// EnvRyukDisabled turns off Ryuk, testcontainers-go's reaper: a container
+// that removes the test process's containers when the process dies. It needs its image, which a
 // machine without a registry does not have; there pgfixture turns it off
 // and removes the containers of dead processes by their labels instead.
 const EnvRyukDisabled = "TESTCONTAINERS_RYUK_DISABLED"
