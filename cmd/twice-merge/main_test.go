@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/twicekit/twicekit/effects"
@@ -70,26 +71,76 @@ UPDATE customers SET points = customers.points + r.points FROM r WHERE id = 1`, 
 	}}
 }
 
+// shardsTestName is the test name every check here reports: the checks
+// are played once per test binary and their reports shared by the tests
+// that merge them (played), so no report names one of those tests.
+const shardsTestName = "TestShards"
+
 // checkOptions are the options of every check here.
-func checkOptions(t *testing.T) []twice.Option {
-	return []twice.Option{twice.TestName(t.Name()), twice.EffectPolicy("email", effects.AtLeastOnce)}
+func checkOptions() []twice.Option {
+	return []twice.Option{twice.TestName(shardsTestName), twice.EffectPolicy("email", effects.AtLeastOnce)}
 }
 
 const shards = 4
 
-// playShards checks job whole and in 4 shards, writing each shard's JSON
-// report into a directory of its own, as 4 machines of a CI matrix would
-// with -twice.report; it returns the whole check's JSON report and the
-// shards' directories.
+// played is a job checked whole and in 4 shards: the whole check's JSON
+// report and each shard's, as 4 machines of a CI matrix would write them
+// with -twice.report.
+type played struct {
+	whole  twice.JSONReport
+	shards [][]byte
+}
+
+// plays keeps each job's played checks (by job name) for every test of the
+// binary: a job's whole check and its shards are the same every time
+// (the report is a function of the job, the options and the seed), and
+// playing them once per test doubled this package's time.
+var plays = struct {
+	sync.Mutex
+	byJob map[string]*played
+}{byJob: map[string]*played{}}
+
+// playShards checks job whole and in 4 shards, once per test binary, and
+// writes each shard's JSON report into a directory of its own under the
+// test's temporary directory; it returns the whole check's JSON report and
+// the shards' directories.
 func playShards(t *testing.T, job twice.Job) (whole twice.JSONReport, dirs []string) {
 	t.Helper()
-	opts := checkOptions(t)
+	p := func() *played {
+		plays.Lock()
+		defer plays.Unlock() // playShardsOnce may end the test (t.Fatal)
+		if p, ok := plays.byJob[job.Name]; ok {
+			return p
+		}
+		p := playShardsOnce(t, job)
+		plays.byJob[job.Name] = p
+		return p
+	}()
+	for k, b := range p.shards {
+		dir := filepath.Join(t.TempDir(), fmt.Sprintf("shard-%d", k+1))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "TestShards--job.json"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		dirs = append(dirs, dir)
+	}
+	return p.whole, dirs
+}
+
+// playShardsOnce plays job whole and in 4 shards, and fails the test unless
+// every shard records its shard, plays a sequential scenario, and the shards
+// together play every scenario of the whole check exactly once.
+func playShardsOnce(t *testing.T, job twice.Job) *played {
+	t.Helper()
+	opts := checkOptions()
 	all := twice.Check(t.Context(), job, opts...)
 	if all.Err != nil {
 		t.Fatal(all.Err)
 	}
-	whole = jsonOf(t, all)
-	var played []string
+	p := &played{whole: jsonOf(t, all)}
+	var tokens []string
 	for k := 1; k <= shards; k++ {
 		rep := twice.Check(t.Context(), job, append(opts, twice.Shard(k, shards))...)
 		if rep.Err != nil {
@@ -101,7 +152,7 @@ func playShards(t *testing.T, job twice.Job) (whole twice.JSONReport, dirs []str
 		}
 		sequential := 0
 		for _, s := range js.Scenarios {
-			played = append(played, s.Token)
+			tokens = append(tokens, s.Token)
 			if slices.Contains(js.Shard.Planned, s.Token) {
 				sequential++
 			}
@@ -109,26 +160,22 @@ func playShards(t *testing.T, job twice.Job) (whole twice.JSONReport, dirs []str
 		if sequential == 0 {
 			t.Fatalf("shard %d/%d played no sequential scenario: the shards are not sharing the work", k, shards)
 		}
-		dir := filepath.Join(t.TempDir(), fmt.Sprintf("shard-%d", k))
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		b, err := rep.JSON()
+		if err != nil {
 			t.Fatal(err)
 		}
-		b, _ := rep.JSON()
-		if err := os.WriteFile(filepath.Join(dir, "TestShards--job.json"), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		dirs = append(dirs, dir)
+		p.shards = append(p.shards, b)
 	}
 	var want []string
-	for _, s := range whole.Scenarios {
+	for _, s := range p.whole.Scenarios {
 		want = append(want, s.Token)
 	}
 	slices.Sort(want)
-	slices.Sort(played)
-	if !slices.Equal(played, want) {
-		t.Fatalf("the 4 shards together did not play every scenario of the whole check exactly once:\nwhole:  %v\nshards: %v", want, played)
+	slices.Sort(tokens)
+	if !slices.Equal(tokens, want) {
+		t.Fatalf("the 4 shards together did not play every scenario of the whole check exactly once:\nwhole:  %v\nshards: %v", want, tokens)
 	}
-	return whole, dirs
+	return p
 }
 
 func jsonOf(t *testing.T, rep *twice.Report) twice.JSONReport {
@@ -160,7 +207,7 @@ func TestShardsMergeIntoTheWholeCheck(t *testing.T) {
 			if code := run(append([]string{"-out", out}, dirs...), &stdout, &stderr); code != c.code {
 				t.Fatalf("twice-merge exited %d, want %d; stderr:\n%s", code, c.code, stderr.String())
 			}
-			b, err := os.ReadFile(filepath.Join(out, fileSafe(t.Name())+"--"+fileSafe(c.job.Name)+".json"))
+			b, err := os.ReadFile(filepath.Join(out, fileSafe(shardsTestName)+"--"+fileSafe(c.job.Name)+".json"))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -20,9 +20,10 @@ import (
 // many times with -determinism.runs=1 and -determinism.out, and compares the
 // files across processes.
 var (
-	determinismRuns = flag.Int("determinism.runs", 0, "how many times TestEveryCheckIsDeterministic runs each story's check in this process (default 2; with TWICE_LONG_TESTS=1, 20, or 2 under -race)")
-	determinismOut  = flag.String("determinism.out", "", "write every story's verdict and report text (from the first run) to this `file`, for comparison across processes")
-	determinismPlan = flag.String("determinism.budget", twice.QuickBudget.Name, "the named `budget` every story's check plays under in TestEveryCheckIsDeterministic (quick, default, thorough)")
+	determinismRuns     = flag.Int("determinism.runs", 0, "how many times TestEveryCheckIsDeterministic runs each story's check one scenario at a time in this process (default 1; with TWICE_LONG_TESTS=1, 20, or 2 under -race)")
+	determinismParallel = flag.Bool("determinism.parallel", true, "TestEveryCheckIsDeterministic also runs each story's check with twice.Parallel(3), held to the serial run's text")
+	determinismOut      = flag.String("determinism.out", "", "write every story's verdict and report text (from the first run) to this `file`, for comparison across processes")
+	determinismPlan     = flag.String("determinism.budget", twice.QuickBudget.Name, "the named `budget` every story's check plays under in TestEveryCheckIsDeterministic (quick, default, thorough)")
 )
 
 // determinismSeed is the schedule seed of every check in the determinism
@@ -30,18 +31,21 @@ var (
 const determinismSeed = 1
 
 // TestEveryCheckIsDeterministic runs the check of every story form
-// -determinism.runs times (2; with TWICE_LONG_TESTS=1, 20, or 2 under -race,
-// where .ci/determinism covers the rest), under -determinism.budget (quick),
-// and requires the same verdict, the same
-// report text and the same JSON report, byte for byte, every time; the JSON
-// must follow docs/report-schema.json. One more run plays 3 scenarios at
-// once (twice.Parallel(3)), each on its own database: its text and JSON
-// must be the serial run's, byte for byte.
+// -determinism.runs times one scenario at a time (1; with
+// TWICE_LONG_TESTS=1, 20, or 2 under -race, where .ci/determinism covers the
+// rest), under -determinism.budget (quick), and requires the same verdict,
+// the same report text and the same JSON report, byte for byte, every time;
+// the JSON must follow docs/report-schema.json. One more run plays 3
+// scenarios at once (twice.Parallel(3)), each on its own database: its text
+// and JSON must be the serial run's, byte for byte. So even the fast suite
+// compares two runs of every check in one process; -determinism.parallel=false
+// leaves the parallel one out (.ci/determinism's processes, which compare
+// serial runs across processes).
 func TestEveryCheckIsDeterministic(t *testing.T) {
 	runs := *determinismRuns
 	switch {
 	case runs == 0 && !longtest.Enabled():
-		runs = 2
+		runs = 1 // and the parallel run: two runs compared
 	case runs == 0 && raceDetector:
 		runs = 2 // 39 stories' checks, slow under -race
 	case runs == 0:
@@ -75,9 +79,11 @@ func TestEveryCheckIsDeterministic(t *testing.T) {
 					t.Fatalf("the JSON report of %s does not follow docs/report-schema.json: %v\n%s", f.Title(), err, first)
 				}
 				texts[i] = first
-				if got, _ := determinismText(t.Context(), srv, budget, f, twice.Parallel(3)); got != first {
-					t.Fatalf("%s played 3 scenarios at once differs from the serial run (same job, options and seed %d):\n%s",
-						f.Title(), determinismSeed, lineDiff(first, got))
+				if *determinismParallel {
+					if got, _ := determinismText(t.Context(), srv, budget, f, twice.Parallel(3)); got != first {
+						t.Fatalf("%s played 3 scenarios at once differs from the serial run (same job, options and seed %d):\n%s",
+							f.Title(), determinismSeed, lineDiff(first, got))
+					}
 				}
 				for run := 2; run <= runs; run++ {
 					if got, _ := determinismText(t.Context(), srv, budget, f); got != first {
