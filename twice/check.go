@@ -10,6 +10,7 @@ import (
 
 	"github.com/twicekit/twicekit/effects"
 	"github.com/twicekit/twicekit/faults"
+	"github.com/twicekit/twicekit/internal/compare"
 	"github.com/twicekit/twicekit/internal/inject"
 	"github.com/twicekit/twicekit/internal/sched"
 	"github.com/twicekit/twicekit/internal/sessionstate"
@@ -303,7 +304,7 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 		rep.Err = err
 		return
 	}
-	ref.keyCopies = findKeyCopies(ref) // generatedkeys.go
+	ref.keyCopies = compare.FindKeyCopies(ref.compared()) // internal/compare/generatedkeys.go
 	if err := c.secondReference(ctx, ref, rep); err != nil {
 		rep.Err = err
 		return
@@ -465,7 +466,7 @@ func allOf(scenarios []Scenario) []int {
 // addConcurrent records the concurrent scenarios that ran.
 func (c *checker) addConcurrent(rep *Report, ref *ScenarioRun, runs []*ScenarioRun) {
 	for _, sr := range runs {
-		rep.add(sr, compare(ref, sr, c.cfg))
+		rep.add(sr, compareRun(ref, sr, c.cfg))
 	}
 }
 

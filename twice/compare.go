@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/twicekit/twicekit/effects"
+	"github.com/twicekit/twicekit/internal/compare"
 	"github.com/twicekit/twicekit/pgfixture"
 )
 
@@ -32,27 +33,17 @@ type Finding struct {
 	run *ScenarioRun // what the timeline shows, for the JSON and Markdown reports
 }
 
-// compare checks a scenario against the reference run. Values that differ
+// compareRun checks a scenario against the reference run. Values that differ
 // between two clean runs compare by shape and print as placeholders
-// (varying.go).
-func compare(ref, sr *ScenarioRun, cfg *config) *Finding {
-	sh := ref.varyingSet
-	kc := ref.keyCopies.confirmed(sr) // generatedkeys.go
-	want, got := sh.canon(ref, kc), sh.canon(sr, kc)
-	db, eff := pgfixture.Diff(want.snap, got.snap), effects.Compare(want.effects, got.effects, cfg.policies)
-	if kc != nil && (len(db) > 0 || len(eff) > 0) {
-		// A number renamed as a key's copy by chance: equal with the copies
-		// raw is equal, and the smaller difference is the one reported
-		// (generatedkeys.go).
-		w, g := sh.canon(ref, nil), sh.canon(sr, nil)
-		if d, e := pgfixture.Diff(w.snap, g.snap), effects.Compare(w.effects, g.effects, cfg.policies); differences(d, e) < differences(db, eff) {
-			want, got, db, eff = w, g, d, e
-		}
-	}
+// (internal/compare).
+func compareRun(ref, sr *ScenarioRun, cfg *config) *Finding {
+	sh := ref.varying
+	d := compare.Runs(sh, ref.keyCopies, ref.compared(), sr.compared(), cfg.policies)
+	want, got := d.Want, d.Got
 	f := &Finding{
 		Scenario: sr.Scenario,
-		Database: db,
-		Effects:  eff,
+		Database: d.Database,
+		Effects:  d.Effects,
 		Problems: append([]Problem(nil), sr.Problems...),
 		Token:    sr.Scenario.Token(),
 	}
@@ -65,36 +56,33 @@ func compare(ref, sr *ScenarioRun, cfg *config) *Finding {
 	if len(f.Database) == 0 && len(f.Effects) == 0 && len(f.Problems) == 0 {
 		return nil
 	}
-	f.Hints = effects.Diagnose(want.effects, got.effects, got.rejected(sr.Rejected)...)
+	f.Hints = effects.Diagnose(want.Effects(), got.Effects(), got.Rejected(sr.Rejected)...)
 	for _, m := range f.Effects {
 		f.Hints = append(f.Hints, effects.Explain(m))
 	}
-	f.Hints = append(f.Hints, sh.timeHints(want, f.Database)...)
+	f.Hints = append(f.Hints, sh.TimeHints(want, f.Database)...)
 	f.Hints = append(f.Hints, deliveryRecordHints(f.Database)...) // deliveryrecord.go
-	f.Hints = append(f.Hints, jsonHints(want, f.Database)...)
-	f.Hints = append(f.Hints, keyHints(want, got, f.Database, f.Effects)...)
+	f.Hints = append(f.Hints, compare.JSONHints(want, f.Database)...)
+	f.Hints = append(f.Hints, compare.KeyHints(want, got, f.Database, f.Effects)...)
 	f.Hints = append(f.Hints, sessionStateHints(sr)...) // sessionstate.go
 	if h := cfg.leaseHint(sr.Scenario); h != "" {
 		f.Hints = append(f.Hints, h) // runner.go
 	}
-	keys := newKeyAliases(ref, sr)
-	view := cfg.queue.labelled(keys.run(sr))
+	keys := compare.NewKeyAliases(pointLabels(ref), pointLabels(sr))
+	view := cfg.queue.labelled(aliasKeys(keys, sr))
 	if sh != nil {
-		view = rewriteRun(view, got.text, got.text)
-		f.Problems, f.Hints = rewriteProblems(f.Problems, got.texts), got.texts(f.Hints)
+		view = rewriteRun(view, got.Text, got.Text)
+		f.Problems, f.Hints = rewriteProblems(f.Problems, got.Texts), got.Texts(f.Hints)
 	}
-	f.Problems, f.Hints = rewriteProblems(f.Problems, keys.texts), keys.texts(f.Hints)
-	view = rewriteRun(view, markLiterals, markLiterals) // literals.go
-	f.Problems, f.Hints = rewriteProblems(f.Problems, markLiteralsIn), markLiteralsIn(f.Hints)
+	f.Problems, f.Hints = rewriteProblems(f.Problems, keys.Texts), keys.Texts(f.Hints)
+	view = rewriteRun(view, compare.MarkLiterals, compare.MarkLiterals)
+	f.Problems, f.Hints = rewriteProblems(f.Problems, compare.MarkLiteralsIn), compare.MarkLiteralsIn(f.Hints)
 	f.Headline = cfg.runner.words(headline(f, view, cfg.queue.describe)) // runner.go
 	f.Timeline = timeline(view)
 	f.run = view
-	newPlaceholders().number(f)
+	numberPlaceholders(f)
 	return f
 }
-
-// differences counts the differing tables and effects of a comparison.
-func differences(db []pgfixture.TableDiff, eff []effects.Mismatch) int { return len(db) + len(eff) }
 
 // referenceFinding reports a job that cannot even run once cleanly, or
 // whose clean run the check could not see: it opened its own connection
@@ -125,12 +113,12 @@ func referenceFinding(ref *ScenarioRun, first AttemptRecord, unseen []string, q 
 	if len(f.Problems) == 0 {
 		return nil
 	}
-	view := rewriteRun(q.labelled(ref), markLiterals, markLiterals) // literals.go
-	f.Problems = rewriteProblems(f.Problems, markLiteralsIn)
+	view := rewriteRun(q.labelled(ref), compare.MarkLiterals, compare.MarkLiterals)
+	f.Problems = rewriteProblems(f.Problems, compare.MarkLiteralsIn)
 	f.Headline = headline(f, view, q.describe)
 	f.Timeline = timeline(view)
 	f.run = view
-	newPlaceholders().number(f)
+	numberPlaceholders(f)
 	return f
 }
 

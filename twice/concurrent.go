@@ -137,7 +137,7 @@ func (c *checker) explorePair(ctx context.Context, ref *ScenarioRun, lanes []*ch
 	keep := func(sr *ScenarioRun) {
 		seen[sr.interleaving.trace.Token()] = true
 		out = append(out, sr)
-		if !cc.all && compare(ref, sr, c.cfg) != nil {
+		if !cc.all && compareRun(ref, sr, c.cfg) != nil {
 			stop = true
 		}
 	}

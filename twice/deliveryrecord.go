@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/twicekit/twicekit/internal/compare"
 	"github.com/twicekit/twicekit/pgfixture"
 )
 
@@ -49,11 +50,11 @@ func onlyColumnsDiffer(d pgfixture.TableDiff) ([]string, bool) {
 	cols := d.Missing[0].Columns
 	var mask []int
 	for i := range cols {
-		if !slices.Equal(columnValues(d.Missing, i), columnValues(d.Extra, i)) {
+		if !slices.Equal(compare.ColumnValues(d.Missing, i), compare.ColumnValues(d.Extra, i)) {
 			mask = append(mask, i)
 		}
 	}
-	if len(mask) == 0 || len(mask) == len(cols) || !slices.Equal(maskedRows(d.Missing, mask), maskedRows(d.Extra, mask)) {
+	if len(mask) == 0 || len(mask) == len(cols) || !slices.Equal(compare.MaskedRows(d.Missing, mask), compare.MaskedRows(d.Extra, mask)) {
 		return nil, false
 	}
 	out := make([]string, len(mask))

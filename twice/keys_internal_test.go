@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/twicekit/twicekit/faults"
+	"github.com/twicekit/twicekit/internal/compare"
 	"github.com/twicekit/twicekit/internal/sched"
 )
 
@@ -18,37 +19,6 @@ func keyRun(keys ...string) *ScenarioRun {
 	return &ScenarioRun{Attempts: []AttemptRecord{{Points: steps}}}
 }
 
-func TestKeyAliasesKeepTheReferenceKeysAndNumberTheOthers(t *testing.T) {
-	ref := keyRun("payout-381-2026-W42", "0b7f1c2e-aaaa")
-	sr := keyRun("payout-381-2026-W42", "9a302344-b0c0-d340", "order-1234567", "order-12345678", "payout-381", "2")
-	k := newKeyAliases(ref, sr)
-	labels := []struct{ in, want string }{
-		{paymentLabel("payout-381-2026-W42"), paymentLabel("payout-381-2026-W42")},
-		{paymentLabel("9a302344-b0c0-d340"), paymentLabel("‹new key 1›")},
-		{paymentLabel("order-1234567"), paymentLabel("‹new key 2›")},
-		{paymentLabel("order-12345678"), paymentLabel("‹new key 3›")},
-		{paymentLabel("payout-381"), paymentLabel("‹new key 4›")},
-		{paymentLabel("2"), paymentLabel("‹new key 5›")},
-		{"SELECT 1", "SELECT 1"},
-	}
-	for _, c := range labels {
-		if got := k.label(c.in); got != c.want {
-			t.Errorf("label(%q)\n got %q\nwant %q", c.in, got, c.want)
-		}
-	}
-	texts := []struct{ in, want string }{
-		{"the key changed between attempts (order-1234567, order-12345678)", "the key changed between attempts (‹new key 2›, ‹new key 3›)"},
-		{"effects: " + paymentLabel("9a302344-b0c0-d340") + ": refused", "effects: " + paymentLabel("‹new key 1›") + ": refused"},
-		{"sent payout-381-2026-W42 twice", "sent payout-381-2026-W42 twice"}, // a reference key that starts with a new one
-		{"2 of 2 scenarios", "2 of 2 scenarios"}, // short keys change only in labels
-	}
-	for _, c := range texts {
-		if got := k.text(c.in); got != c.want {
-			t.Errorf("text(%q)\n got %q\nwant %q", c.in, got, c.want)
-		}
-	}
-}
-
 func TestKeyAliasesRewriteACopyOfTheRun(t *testing.T) {
 	ref := keyRun("stable-key-1")
 	sr := keyRun("random-abcdef12", "stable-key-1")
@@ -58,7 +28,7 @@ func TestKeyAliasesRewriteACopyOfTheRun(t *testing.T) {
 	sr.interleaving = &interleaving{trace: &sched.Trace{Attempts: 1, Events: []sched.Event{
 		{Kind: sched.Released, Step: sr.Attempts[0].Points[0]},
 	}}}
-	view := newKeyAliases(ref, sr).run(sr)
+	view := aliasKeys(compare.NewKeyAliases(pointLabels(ref), pointLabels(sr)), sr)
 	a := view.Attempts[0]
 	if a.Points[0].Label != paymentLabel("‹new key 1›") || a.Points[1].Label != paymentLabel("stable-key-1") ||
 		a.CrashAt.Label != paymentLabel("‹new key 1›") || a.Err.Error() != "payment ‹new key 1› refused" ||
@@ -69,7 +39,7 @@ func TestKeyAliasesRewriteACopyOfTheRun(t *testing.T) {
 		sr.interleaving.trace.Events[0].Step.Label != paymentLabel("random-abcdef12") {
 		t.Error("the run itself was changed")
 	}
-	if same := newKeyAliases(ref, ref).run(ref); same != ref {
+	if same := aliasKeys(compare.NewKeyAliases(pointLabels(ref), pointLabels(ref)), ref); same != ref {
 		t.Error("a run without new keys is printed as it is")
 	}
 }

@@ -46,7 +46,7 @@ type config struct {
 	// progress, when set, follows the scenario running (AssertIdempotent
 	// watches it for long checks and go test's -timeout).
 	progress     *progress
-	exactValues  bool // ExactValues: varying.go
+	exactValues  bool // ExactValues: internal/compare/varying.go
 	oneReference bool // no second clean run (only the benchmark that measures it)
 	// pick, when set, chooses which of the planned scenarios run (a rapid
 	// check draws them); nil runs them all.

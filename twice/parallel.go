@@ -218,7 +218,7 @@ func (c *checker) playAll(ctx context.Context, lanes []*checker, ref *ScenarioRu
 		stopAt = min(stopAt, at)
 		mu.Unlock()
 	}
-	var compareMu sync.Mutex // compare canonicalises the reference: one at a time
+	var compareMu sync.Mutex // compareRun canonicalises the reference: one at a time
 	var wg sync.WaitGroup
 	for _, l := range lanes {
 		wg.Go(func() {
@@ -246,7 +246,7 @@ func (c *checker) playAll(ctx context.Context, lanes []*checker, ref *ScenarioRu
 				p.sr, p.err = l.scenario(ctx, scenarios[i], playArgs{})
 				if p.err == nil {
 					compareMu.Lock()
-					p.finding = compare(ref, p.sr, c.cfg)
+					p.finding = compareRun(ref, p.sr, c.cfg)
 					compareMu.Unlock()
 				}
 				if p.err != nil || p.sr.hung() {

@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/twicekit/twicekit/concurrent"
+	"github.com/twicekit/twicekit/internal/reportfmt"
 	"github.com/twicekit/twicekit/pgfixture"
 )
 
@@ -152,25 +153,12 @@ func reportFileName(rep *Report) string {
 	if test == "" {
 		test = "Check"
 	}
-	name := fileSafe(test) + "--" + fileSafe(rep.Job)
+	name := reportfmt.FileSafe(test) + "--" + reportfmt.FileSafe(rep.Job)
 	if len(name) <= maxReportName {
 		return name
 	}
 	sum := sha256.Sum256([]byte(test + "\x00" + rep.Job))
 	return name[:maxReportName-13] + "-" + hex.EncodeToString(sum[:6])
-}
-
-func fileSafe(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '.':
-			b.WriteRune(r)
-		default:
-			b.WriteRune('_')
-		}
-	}
-	return b.String()
 }
 
 func (p publishing) annotate(rep *Report, file string, line int) error {
@@ -185,9 +173,9 @@ func (p publishing) annotate(rep *Report, file string, line int) error {
 			file = filepath.ToSlash(rel)
 		}
 	}
-	title := "twice: " + printableName(rep.Job)
+	title := "twice: " + reportfmt.Name(rep.Job)
 	fmt.Fprintf(p.stdout, "::error file=%s,line=%d,title=%s::%s\n",
-		escapeProperty(file), line, escapeProperty(title), escapeData(printableText(headline+replay)))
+		reportfmt.WorkflowProperty(file), line, reportfmt.WorkflowProperty(title), reportfmt.WorkflowData(reportfmt.Text(headline+replay)))
 	if p.summary == "" {
 		return nil
 	}
@@ -204,15 +192,6 @@ func errText(err error) string {
 		return ""
 	}
 	return err.Error()
-}
-
-// escapeData and escapeProperty follow GitHub's workflow-command escaping.
-func escapeData(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
-}
-
-func escapeProperty(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
 }
 
 // callSite is the first caller outside package twice (or in a test file):
@@ -271,7 +250,7 @@ func (r *Report) Coverage() string {
 		n := len(concurrentPoints(r.Reference.Attempts[0].Points)) // the first deliveries interleave
 		parts = append(parts, fmt.Sprintf("interleavings %d of %s (%s)", interleavings, countText(concurrent.Interleavings(n, n)), r.options.Isolation))
 	}
-	return fmt.Sprintf("twice: %s: idempotent in %s: %s", printableName(r.Job), count(len(r.Scenarios), "scenario"), strings.Join(parts, ", "))
+	return fmt.Sprintf("twice: %s: idempotent in %s: %s", reportfmt.Name(r.Job), count(len(r.Scenarios), "scenario"), strings.Join(parts, ", "))
 }
 
 func countText(n int64) string {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/twicekit/twicekit/internal/reportfmt"
 	"github.com/twicekit/twicekit/pgfixture"
 )
 
@@ -85,7 +86,7 @@ func (r *Report) partialText() string {
 	return fmt.Sprintf("twice: %s: the check is partial: no promise broken in %s, but the wall budget did not play every scenario%s\n\n"+
 		"A partial check is not a pass. Give the check room (TWICE_WALL=10m, -twice.wall=10m or twice.WallBudget(10*time.Minute); 0 for no bound), "+
 		"or, where a partial check is enough, say why with twice.PartialCheck(reason).",
-		printableName(r.Job), count(len(r.Scenarios), "scenario"), r.notChecked())
+		reportfmt.Name(r.Job), count(len(r.Scenarios), "scenario"), r.notChecked())
 }
 
 // Tokens lists the scenarios that ran, in order.
@@ -100,14 +101,14 @@ func (r *Report) Tokens() []string {
 // String is the report as a test failure prints it: the first finding in
 // full, the others by headline with their replay tokens. Control
 // characters are escaped (see printableText).
-func (r *Report) String() string { return printableText(r.text()) }
+func (r *Report) String() string { return reportfmt.Text(r.text()) }
 
 func (r *Report) text() string {
 	if r.Err != nil {
 		return r.Err.Error()
 	}
 	if len(r.Findings) == 0 {
-		s := fmt.Sprintf("twice: %s: idempotent in %s (%s)", printableName(r.Job), count(len(r.Scenarios), "scenario"), strings.Join(r.Tokens(), ", "))
+		s := fmt.Sprintf("twice: %s: idempotent in %s (%s)", reportfmt.Name(r.Job), count(len(r.Scenarios), "scenario"), strings.Join(r.Tokens(), ", "))
 		return s + r.notChecked()
 	}
 	var b strings.Builder
@@ -115,7 +116,7 @@ func (r *Report) text() string {
 	if total == 0 {
 		total = 1
 	}
-	fmt.Fprintf(&b, "twice: %s: %d of %d scenarios broke a promise\n\n", printableName(r.Job), len(r.Findings), total)
+	fmt.Fprintf(&b, "twice: %s: %d of %d scenarios broke a promise\n\n", reportfmt.Name(r.Job), len(r.Findings), total)
 	f := r.Findings[0]
 	b.WriteString(f.Headline + "\n")
 	if f.Timeline != "" {

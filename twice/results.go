@@ -3,6 +3,7 @@ package twice
 import (
 	"github.com/twicekit/twicekit/effects"
 	"github.com/twicekit/twicekit/faults"
+	"github.com/twicekit/twicekit/internal/compare"
 	"github.com/twicekit/twicekit/pgfixture"
 )
 
@@ -41,10 +42,10 @@ type ScenarioRun struct {
 	followUpKinds      []string
 	followUpsUnworked  []string
 	followUpsPastLimit int
-	followUpProblems   []Problem     // what went wrong with the follow-ups: a reference run's are a finding
-	varyingSet         *varyingSet   // the reference's: what differs between two clean runs (varying.go)
-	keyCopies          *keyCopies    // the reference's: where it copies generated keys (generatedkeys.go)
-	interleaving       *interleaving // what the scheduler did in a concurrent scenario
+	followUpProblems   []Problem          // what went wrong with the follow-ups: a reference run's are a finding
+	varying            *compare.Varying   // the reference's: what differs between two clean runs (internal/compare/varying.go)
+	keyCopies          *compare.KeyCopies // the reference's: where it copies generated keys (internal/compare/generatedkeys.go)
+	interleaving       *interleaving      // what the scheduler did in a concurrent scenario
 }
 
 // Token is the scenario's token, as -twice.run takes it.

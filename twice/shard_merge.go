@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/twicekit/twicekit/internal/reportfmt"
 )
 
 // MergeShards joins the JSON reports of checks played in shards
@@ -177,13 +179,13 @@ func mergeCheck(shards []JSONReport) (JSONReport, error) {
 // Markdown is a merged report for a reader and for GitHub's job summary:
 // the verdict, then each finding with its replay line, its timeline, the
 // database's differences, the effects and the hints.
-func (r JSONReport) Markdown() string { return printableText(r.markdown()) }
+func (r JSONReport) Markdown() string { return reportfmt.Text(r.markdown()) }
 
 func (r JSONReport) markdown() string {
 	var b strings.Builder
-	name := printableName(r.Job)
+	name := reportfmt.Name(r.Job)
 	if r.Test != "" {
-		name = printableName(r.Test) + " · " + name
+		name = reportfmt.Name(r.Test) + " · " + name
 	}
 	switch r.Verdict {
 	case "error":

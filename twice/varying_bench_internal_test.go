@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twicekit/twicekit/internal/compare"
 	"github.com/twicekit/twicekit/pgfixture"
 )
 
@@ -56,22 +57,21 @@ func BenchmarkShapeCompare(b *testing.B) {
 			return &ScenarioRun{Snapshot: pgfixture.NewSnapshot(map[string][]pgfixture.Row{"t": rows})}
 		}
 		a, c := run(1), run(2)
-		sh := detectVarying(a, run(3), [2]time.Time{}, [2]time.Time{})
-		sh.ref = sh.canon(a, nil)
-		a.varyingSet = sh
+		sh := compare.Detect(a.compared(), run(3).compared(), [2]time.Time{}, [2]time.Time{}, false).WithReference(a.compared(), nil)
+		a.varying = sh
 		b.Run(fmt.Sprintf("rows=%d/shape", n), func(b *testing.B) {
 			for b.Loop() {
-				if f := compare(a, c, newConfig(nil)); f != nil {
+				if f := compareRun(a, c, newConfig(nil)); f != nil {
 					b.Fatal("differs")
 				}
 			}
 		})
 		b.Run(fmt.Sprintf("rows=%d/exact", n), func(b *testing.B) {
-			a.varyingSet = nil
+			a.varying = nil
 			for b.Loop() {
 				pgfixture.Diff(a.Snapshot, c.Snapshot)
 			}
-			a.varyingSet = sh
+			a.varying = sh
 		})
 	}
 }

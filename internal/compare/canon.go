@@ -1,4 +1,4 @@
-package twice
+package compare
 
 import (
 	"cmp"
@@ -38,8 +38,8 @@ const refineRounds = 3
 // labels, errors): shorter ones could be parts of other words.
 const minVaryingText = 6
 
-// canonRun is a run with its varying values replaced by markers.
-type canonRun struct {
+// Canon is a run with its varying values replaced by markers.
+type Canon struct {
 	snap    *pgfixture.Snapshot
 	effects []effects.Effect
 	raw     map[string]string   // varying value -> marker
@@ -47,51 +47,51 @@ type canonRun struct {
 	types   *pgfixture.Snapshot // the snapshot read, for its column types
 
 	snapSource *pgfixture.Snapshot // the snapshot this run was made from
-	copies     *keyCopies          // the copies of generated keys renamed (generatedkeys.go)
+	copies     *KeyCopies          // the copies of generated keys renamed (generatedkeys.go)
 	keyRows    map[string]string   // a generated key's marker -> the row it is the key of
 }
 
-// canon replaces the varying values of a run by markers. A nil varyingSet (no
+// Canon replaces the varying values of a run by markers. A nil Varying (no
 // second clean run) replaces only its generated keys. The copies of
 // generated keys at the places kc designates are renamed with their keys
 // (generatedkeys.go); a nil kc renames none.
-func (sh *varyingSet) canon(sr *ScenarioRun, kc *keyCopies) *canonRun {
+func (sh *Varying) Canon(run Run, kc *KeyCopies) *Canon {
 	if sh == nil {
-		if !hasGeneratedKeys(sr.Snapshot) {
-			return &canonRun{snap: sr.Snapshot, effects: sr.Effects, types: sr.Snapshot}
+		if !hasGeneratedKeys(run.Snapshot) {
+			return &Canon{snap: run.Snapshot, effects: run.Effects, types: run.Snapshot}
 		}
-		sh = &varyingSet{exact: true, keysOnly: true}
+		sh = &Varying{exact: true, keysOnly: true}
 	}
-	if sh.ref != nil && sr.Snapshot == sh.ref.snapSource && sh.ref.copies == kc {
+	if sh.ref != nil && run.Snapshot == sh.ref.snapSource && sh.ref.copies == kc {
 		return sh.ref
 	}
 	g := &varyingGraph{index: map[string]int{}}
-	cp := newCopier(kc, sr.Snapshot)
+	cp := newCopier(kc, run.Snapshot)
 	// The database: rows as items whose cells are literal or varying values.
 	var tables []string
-	if sr.Snapshot != nil {
-		tables = sr.Snapshot.Tables()
+	if run.Snapshot != nil {
+		tables = run.Snapshot.Tables()
 	}
 	rowItems := map[string][]int{}
 	for _, t := range tables {
-		for _, r := range sr.Snapshot.Rows(t) {
+		for _, r := range run.Snapshot.Rows(t) {
 			it := varyingItem{head: t, row: true}
 			for i, col := range r.Columns {
 				v := r.Values[i]
 				it.cells = append(it.cells, len(it.parts))
 				it.parts = append(it.parts, varyingPart{lit: col + "=", v: -1})
-				if key := sr.Snapshot.GeneratedKey(t, col); key != "" {
+				if key := run.Snapshot.GeneratedKey(t, col); key != "" {
 					it.parts = append(it.parts, keyPart(g, key, v))
 					continue
 				}
-				if mayHoldJSON(sr.Snapshot.ColumnType(t, col)) && v != "NULL" && !sh.cols[t][col] {
+				if mayHoldJSON(run.Snapshot.ColumnType(t, col)) && v != "NULL" && !sh.cols[t][col] {
 					if parts, ok := sh.jsonParts(g, cp, t, col, v); ok {
 						it.parts = append(it.parts, parts...)
 						continue
 					}
 				}
 				raw := unquote(v)
-				isTime := timeType(sr.Snapshot.ColumnType(t, col))
+				isTime := timeType(run.Snapshot.ColumnType(t, col))
 				stable := v == "NULL" || sh.stable[t+"\x00"+col+"\x00"+v]
 				random := !sh.keysOnly && (uuidRe.MatchString(raw) || (isTime && sh.nearWall(v))) // never printed raw
 				if stable || (!sh.cols[t][col] && !random) {
@@ -118,9 +118,9 @@ func (sh *varyingSet) canon(sr *ScenarioRun, kc *keyCopies) *canonRun {
 	}
 	// The effects: their words, varying where the clean runs differed, where
 	// they are a varying value of the database, or where they look random.
-	effItems := make([]int, len(sr.Effects))
-	effParts := make([]words, len(sr.Effects))
-	for i, e := range sr.Effects {
+	effItems := make([]int, len(run.Effects))
+	effParts := make([]words, len(run.Effects))
+	for i, e := range run.Effects {
 		w := effectWords(e)
 		effParts[i] = w
 		fresh := sh.words[e.Kind+"\x00"+w.skeleton]
@@ -154,7 +154,7 @@ func (sh *varyingSet) canon(sr *ScenarioRun, kc *keyCopies) *canonRun {
 		effItems[i] = g.add(it)
 	}
 	marks := g.markers(sh.exact)
-	cr := &canonRun{raw: map[string]string{}, keyRows: map[string]string{}, snapSource: sr.Snapshot, copies: kc}
+	cr := &Canon{raw: map[string]string{}, keyRows: map[string]string{}, snapSource: run.Snapshot, copies: kc}
 	for raw, i := range g.index {
 		cr.raw[raw] = marks[i]
 		if len(raw) >= minVaryingText && g.kinds[i] != varyingKey {
@@ -168,8 +168,8 @@ func (sh *varyingSet) canon(sr *ScenarioRun, kc *keyCopies) *canonRun {
 		var cols []string
 		shown := map[int]bool{}
 		if ids := rowItems[t]; len(ids) > 0 {
-			for c, col := range sr.Snapshot.Rows(t)[0].Columns {
-				if sr.Snapshot.GeneratedKey(t, col) != t+"."+col {
+			for c, col := range run.Snapshot.Rows(t)[0].Columns {
+				if run.Snapshot.GeneratedKey(t, col) != t+"."+col {
 					cols = append(cols, col)
 					shown[c] = true
 				}
@@ -201,8 +201,8 @@ func (sh *varyingSet) canon(sr *ScenarioRun, kc *keyCopies) *canonRun {
 		}
 	}
 	cr.snap = pgfixture.NewSnapshot(rows)
-	cr.types = sr.Snapshot
-	for i, e := range sr.Effects {
+	cr.types = run.Snapshot
+	for i, e := range run.Effects {
 		var b strings.Builder
 		for _, p := range g.items[effItems[i]].parts {
 			b.WriteString(p.text(marks))
@@ -218,12 +218,18 @@ func (sh *varyingSet) canon(sr *ScenarioRun, kc *keyCopies) *canonRun {
 	return cr
 }
 
+// Snapshot is the run's rows in canonical form.
+func (cr *Canon) Snapshot() *pgfixture.Snapshot { return cr.snap }
+
+// Effects is the run's effect log in canonical form.
+func (cr *Canon) Effects() []effects.Effect { return cr.effects }
+
 // jsonParts are the parts of a JSON value: its text, with the leaves that
 // vary (by path, or looking random) replaced by varying values, quoted so
 // that the text stays JSON, and the words of other leaves copying a
 // generated key (cp) replaced by the key's values; ok is false when v is
 // not JSON.
-func (sh *varyingSet) jsonParts(g *varyingGraph, cp *copier, t, col, v string) ([]varyingPart, bool) {
+func (sh *Varying) jsonParts(g *varyingGraph, cp *copier, t, col, v string) ([]varyingPart, bool) {
 	leaves, ok := jsonLeaves(v)
 	if !ok {
 		return nil, false
@@ -397,9 +403,9 @@ func hash(parts ...string) string {
 	return hex.EncodeToString(h[:8])
 }
 
-// text replaces the run's varying values in free text (a label, an error) by
+// Text replaces the run's varying values in free text (a label, an error) by
 // their markers, where they stand alone.
-func (cr *canonRun) text(s string) string {
+func (cr *Canon) Text(s string) string {
 	for _, raw := range cr.bare {
 		if !strings.Contains(s, raw) {
 			continue
@@ -427,18 +433,19 @@ func (cr *canonRun) text(s string) string {
 	return s
 }
 
-func (cr *canonRun) texts(list []string) []string {
+// Texts replaces the run's varying values in every string of list.
+func (cr *Canon) Texts(list []string) []string {
 	for i := range list {
-		list[i] = cr.text(list[i])
+		list[i] = cr.Text(list[i])
 	}
 	return list
 }
 
-// rejected returns the provider's rejections with varying values marked.
-func (cr *canonRun) rejected(rs []effects.Rejection) []effects.Rejection {
+// Rejected returns the provider's rejections with varying values marked.
+func (cr *Canon) Rejected(rs []effects.Rejection) []effects.Rejection {
 	out := make([]effects.Rejection, len(rs))
 	for i, r := range rs {
-		r.First, r.Got = cr.text(r.First), cr.text(r.Got)
+		r.First, r.Got = cr.Text(r.First), cr.Text(r.Got)
 		out[i] = r
 	}
 	return out

@@ -1,4 +1,4 @@
-package twice
+package reportfmt
 
 import (
 	"fmt"
@@ -6,10 +6,10 @@ import (
 	"unicode"
 )
 
-// printableName is a name as reports print it: every control character
+// Name is a name as reports print it: every control character
 // (newlines and tabs too) escaped as Go would write it, so a job name can
 // neither break a report's lines nor send a terminal escape sequence.
-func printableName(s string) string {
+func Name(s string) string {
 	if strings.IndexFunc(s, unicode.IsControl) < 0 {
 		return s
 	}
@@ -24,10 +24,10 @@ func printableName(s string) string {
 	return b.String()
 }
 
-// printableText is a report's text with every control character but the
+// Text is a report's text with every control character but the
 // newlines and tabs that lay it out escaped (a job's error or SQL can carry
 // any byte).
-func printableText(s string) string {
+func Text(s string) string {
 	if strings.IndexFunc(s, isEscaped) < 0 {
 		return s
 	}

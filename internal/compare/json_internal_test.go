@@ -1,4 +1,4 @@
-package twice
+package compare
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package twice
+package compare
 
 import (
 	"encoding/json"
@@ -131,9 +131,9 @@ func jsonColumnLeaves(rows []pgfixture.Row, i int) (map[string][]string, bool) {
 	return out, true
 }
 
-// jsonHints name the paths at which a row's JSON differs from the reference
+// JSONHints name the paths at which a row's JSON differs from the reference
 // run's, where the rows of a table differ in their JSON columns alone.
-func jsonHints(ref *canonRun, diff []pgfixture.TableDiff) []string {
+func JSONHints(ref *Canon, diff []pgfixture.TableDiff) []string {
 	var hints []string
 	for _, d := range diff {
 		if len(d.Missing) == 0 || len(d.Missing) != len(d.Extra) || ref.types == nil {
@@ -146,7 +146,7 @@ func jsonHints(ref *canonRun, diff []pgfixture.TableDiff) []string {
 				jsonCols = append(jsonCols, i)
 			}
 		}
-		if len(jsonCols) == 0 || !slices.Equal(maskedRows(d.Missing, jsonCols), maskedRows(d.Extra, jsonCols)) {
+		if len(jsonCols) == 0 || !slices.Equal(MaskedRows(d.Missing, jsonCols), MaskedRows(d.Extra, jsonCols)) {
 			continue
 		}
 		for k := range d.Missing {

@@ -1,4 +1,4 @@
-package twice
+package compare
 
 import (
 	"cmp"
@@ -15,8 +15,8 @@ import (
 // column that references one through a foreign key
 // (pgfixture.GeneratedKeys), are compared up to one consistent renaming in
 // every scenario, as varying values are (varying.go), even with
-// ExactValues. A crashed attempt's INSERT rolls back but the sequence value
-// it drew is not given back, so the redelivery's row gets the next one: a
+// twice.ExactValues. A crashed attempt's INSERT rolls back but the sequence
+// value it drew is not given back, so the redelivery's row gets the next one: a
 // burned value is no difference, while a child row pointing at another
 // parent than in the reference run still is. The serial column itself
 // prints nowhere (as before: it is a number the database chose); a column
@@ -35,15 +35,15 @@ func keyPart(g *varyingGraph, key, v string) varyingPart {
 // generated keys.
 func hasGeneratedKeys(s *pgfixture.Snapshot) bool { return s != nil && s.HasGeneratedKeys() }
 
-// keyHints say which row each generated key in the differing rows and
+// KeyHints say which row each generated key in the differing rows and
 // effects is the key of, in the reference run (want) and in the scenario
 // (got): the serial column prints nowhere, so ‹key 2› alone would not say
 // which parent a child points at. An effect made more often than in the
 // reference run names its keys' rows here, any other in the reference run.
-func keyHints(want, got *canonRun, diff []pgfixture.TableDiff, mismatches []effects.Mismatch) []string {
+func KeyHints(want, got *Canon, diff []pgfixture.TableDiff, mismatches []effects.Mismatch) []string {
 	var hints []string
 	seen := map[string]bool{}
-	say := func(v string, cr *canonRun, where string) {
+	say := func(v string, cr *Canon, where string) {
 		for _, m := range markerRe.FindAllString(v, -1) {
 			if !strings.HasPrefix(m, markOpen+varyingKey+" ") || seen[m+where] {
 				continue
@@ -54,7 +54,7 @@ func keyHints(want, got *canonRun, diff []pgfixture.TableDiff, mismatches []effe
 			}
 		}
 	}
-	sayRows := func(rows []pgfixture.Row, cr *canonRun, where string) {
+	sayRows := func(rows []pgfixture.Row, cr *Canon, where string) {
 		for _, r := range rows {
 			for _, v := range r.Values {
 				say(v, cr, where)
@@ -112,8 +112,8 @@ func keyHints(want, got *canonRun, diff []pgfixture.TableDiff, mismatches []effe
 // burned value, may hide a difference (a missed bug). A JSON string with
 // escapes is compared raw. The timeline's labels print key values raw.
 
-// keyCopies are the places where the reference run copies generated keys.
-type keyCopies struct {
+// KeyCopies are the places where the reference run copies generated keys.
+type KeyCopies struct {
 	places map[string][]string // place -> the keys it copies, in order
 	bases  map[string]bool     // a place's column ("r"/"j" table column) or effect kind ("e" kind)
 }
@@ -148,9 +148,9 @@ func jsonBase(t, col string) string        { return "j\x00" + t + "\x00" + col }
 func jsonPlace(t, col, path string) string { return jsonBase(t, col) + "\x00" + path }
 func effectBase(kind string) string        { return "e\x00" + kind }
 
-// findKeyCopies designates the places where the reference run copies its
+// FindKeyCopies designates the places where the reference run copies its
 // generated keys; nil when it copies none.
-func findKeyCopies(ref *ScenarioRun) *keyCopies {
+func FindKeyCopies(ref Run) *KeyCopies {
 	if !hasGeneratedKeys(ref.Snapshot) {
 		return nil
 	}
@@ -162,7 +162,7 @@ func findKeyCopies(ref *ScenarioRun) *keyCopies {
 	if len(count) == 0 {
 		return nil
 	}
-	kc := &keyCopies{places: map[string][]string{}, bases: map[string]bool{}}
+	kc := &KeyCopies{places: map[string][]string{}, bases: map[string]bool{}}
 	first := map[string]int{} // key -> the row places trying it first
 	order := func(place string, primary bool) {
 		byKey := count[place]
@@ -208,7 +208,7 @@ func findKeyCopies(ref *ScenarioRun) *keyCopies {
 // countCopies counts, per place of a run and key, the words there equal to
 // a value of the key (vals); with bases, only in those columns and effect
 // kinds. owner is each place's table ("" for an effect's).
-func countCopies(sr *ScenarioRun, vals map[string][]string, bases map[string]bool) (count map[string]map[string]int, owner map[string]string) {
+func countCopies(run Run, vals map[string][]string, bases map[string]bool) (count map[string]map[string]int, owner map[string]string) {
 	count, owner = map[string]map[string]int{}, map[string]string{}
 	note := func(place, table, word string) {
 		for _, k := range vals[word] {
@@ -232,7 +232,7 @@ func countCopies(sr *ScenarioRun, vals map[string][]string, bases map[string]boo
 		}
 	}
 	in := func(base string) bool { return bases == nil || bases[base] }
-	s := sr.Snapshot
+	s := run.Snapshot
 	for _, t := range s.Tables() {
 		rows := s.Rows(t)
 		if len(rows) == 0 {
@@ -262,7 +262,7 @@ func countCopies(sr *ScenarioRun, vals map[string][]string, bases map[string]boo
 			}
 		}
 	}
-	for _, e := range sr.Effects {
+	for _, e := range run.Effects {
 		if !in(effectBase(e.Kind)) {
 			continue
 		}
@@ -281,12 +281,12 @@ func countCopies(sr *ScenarioRun, vals map[string][]string, bases map[string]boo
 // equals by chance ("in 2 days") is then compared raw in both runs. It is
 // kc itself when the scenario confirms every place, so that the reference
 // run's canonical form is made once.
-func (kc *keyCopies) confirmed(sr *ScenarioRun) *keyCopies {
-	if kc == nil || sr.Snapshot == nil {
+func (kc *KeyCopies) confirmed(run Run) *KeyCopies {
+	if kc == nil || run.Snapshot == nil {
 		return kc
 	}
-	count, _ := countCopies(sr, keyValues(sr.Snapshot), kc.bases)
-	var out *keyCopies
+	count, _ := countCopies(run, keyValues(run.Snapshot), kc.bases)
+	var out *KeyCopies
 	for _, place := range slices.Sorted(maps.Keys(kc.places)) {
 		keys := kc.places[place]
 		kept := slices.DeleteFunc(slices.Clone(keys), func(k string) bool { return count[place][k] == 0 })
@@ -294,7 +294,7 @@ func (kc *keyCopies) confirmed(sr *ScenarioRun) *keyCopies {
 			continue
 		}
 		if out == nil {
-			out = &keyCopies{places: maps.Clone(kc.places), bases: kc.bases}
+			out = &KeyCopies{places: maps.Clone(kc.places), bases: kc.bases}
 		}
 		if len(kept) == 0 {
 			delete(out.places, place)
@@ -341,12 +341,12 @@ func leafText(l jsonLeaf) (string, bool) {
 
 // copier renames the copies of one run's generated keys.
 type copier struct {
-	kc   *keyCopies
+	kc   *KeyCopies
 	vals map[string][]string // the run's key values
 }
 
 // newCopier is nil (renaming nothing) when kc designates no place.
-func newCopier(kc *keyCopies, s *pgfixture.Snapshot) *copier {
+func newCopier(kc *KeyCopies, s *pgfixture.Snapshot) *copier {
 	if kc == nil || s == nil {
 		return nil
 	}

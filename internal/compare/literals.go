@@ -1,4 +1,4 @@
-package twice
+package compare
 
 import (
 	"crypto/sha256"
@@ -24,11 +24,11 @@ var (
 	cutLiteralRe = regexp.MustCompile(cutTimeRe.String() + `|` + cutUUIDRe.String())
 )
 
-// markLiterals replaces the times and uuids quoted in s by markers. A label
+// MarkLiterals replaces the times and uuids quoted in s by markers. A label
 // cut short was cut where the literals' own lengths put the cut (a time's
 // fraction has 0 to 6 digits): it is cut again as if every literal had its
 // longest length, so that the same statement prints the same label.
-func markLiterals(s string) string {
+func MarkLiterals(s string) string {
 	if len(s) < 10 || !strings.Contains(s, "'") {
 		return s
 	}
@@ -88,9 +88,10 @@ const labelCut = 95
 // longest is the longest a quoted literal of each kind prints in SQL.
 var longest = map[string]int{"time": len("'2006-01-02 15:04:05.999999+07:00'"), "uuid": 38}
 
-func markLiteralsIn(list []string) []string {
+// MarkLiteralsIn replaces the literals in every string of list.
+func MarkLiteralsIn(list []string) []string {
 	for i := range list {
-		list[i] = markLiterals(list[i])
+		list[i] = MarkLiterals(list[i])
 	}
 	return list
 }

@@ -1,0 +1,48 @@
+package compare
+
+import (
+	"github.com/twicekit/twicekit/effects"
+	"github.com/twicekit/twicekit/pgfixture"
+)
+
+// Run is what a comparison reads of one scenario: the rows after it and the
+// effect log.
+type Run struct {
+	Snapshot *pgfixture.Snapshot
+	Effects  []effects.Effect
+}
+
+// Diff is a scenario's run compared with the reference run.
+type Diff struct {
+	// Want is the reference run in canonical form, Got the scenario's.
+	Want, Got *Canon
+	// Database lists the tables whose rows differ.
+	Database []pgfixture.TableDiff
+	// Effects lists the effects whose counts break their policy.
+	Effects []effects.Mismatch
+}
+
+// Runs compares a scenario's run with the reference run ref. Values that
+// differ between two clean runs (v, nil for none found) compare by shape.
+// Copies of generated keys at the places the reference run designates (kc,
+// nil for none) are renamed with their keys where the scenario confirms
+// them. A scenario that differs with the copies renamed is compared again
+// with the copies raw, and the smaller difference is the one returned.
+func Runs(v *Varying, kc *KeyCopies, ref, run Run, policies effects.Policies) Diff {
+	kc = kc.confirmed(run) // generatedkeys.go
+	want, got := v.Canon(ref, kc), v.Canon(run, kc)
+	db, eff := pgfixture.Diff(want.snap, got.snap), effects.Compare(want.effects, got.effects, policies)
+	if kc != nil && (len(db) > 0 || len(eff) > 0) {
+		// A number renamed as a key's copy by chance: equal with the copies
+		// raw is equal, and the smaller difference is the one reported
+		// (generatedkeys.go).
+		w, g := v.Canon(ref, nil), v.Canon(run, nil)
+		if d, e := pgfixture.Diff(w.snap, g.snap), effects.Compare(w.effects, g.effects, policies); differences(d, e) < differences(db, eff) {
+			want, got, db, eff = w, g, d, e
+		}
+	}
+	return Diff{Want: want, Got: got, Database: db, Effects: eff}
+}
+
+// differences counts the differing tables and effects of a comparison.
+func differences(db []pgfixture.TableDiff, eff []effects.Mismatch) int { return len(db) + len(eff) }
