@@ -7,6 +7,7 @@ import (
 
 	"github.com/twicekit/twicekit/effects"
 	"github.com/twicekit/twicekit/internal/compare"
+	"github.com/twicekit/twicekit/internal/report"
 	"github.com/twicekit/twicekit/pgfixture"
 )
 
@@ -234,12 +235,4 @@ func foreignProblem(labels []string) Problem {
 	return Problem{Kind: ProblemForeignContext, Text: b.String()}
 }
 
-func indent(s, prefix string) string {
-	lines := strings.Split(s, "\n")
-	for i, l := range lines {
-		if l != "" {
-			lines[i] = prefix + l
-		}
-	}
-	return strings.Join(lines, "\n")
-}
+func indent(s, prefix string) string { return report.Indent(s, prefix) }

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/twicekit/twicekit/concurrent"
+	"github.com/twicekit/twicekit/internal/report"
 	"github.com/twicekit/twicekit/internal/sched"
 )
 
@@ -24,122 +24,6 @@ func (it *interleaving) stuckNote(i int) string {
 		return fmt.Sprintf("STUCK (on %s, held by %s's session after it returned)", h.what, letterList(it.stuck.Positions[i].On))
 	}
 	return "STUCK (outside PostgreSQL)"
-}
-
-// timeline prints the concurrent attempts in two columns, one point a row in
-// the order the scheduler released them, with the lock waits it saw, then
-// the redeliveries one after the other.
-func (it *interleaving) timeline(sr *ScenarioRun) string {
-	n := it.trace.Attempts
-	if n > len(sr.Attempts) {
-		n = len(sr.Attempts)
-	}
-	recs, later := sr.Attempts[:n], sr.Attempts[n:]
-	type row struct {
-		col  int
-		text string
-	}
-	var rows []row
-	shown := make([]bool, n)
-	for _, e := range it.trace.Events {
-		if e.Attempt >= n {
-			continue
-		}
-		switch e.Kind {
-		case sched.Released:
-			rows = append(rows, row{e.Attempt, fmt.Sprintf("%3d  %s", e.Step.Index, e.Step.Label)})
-		case sched.Blocked:
-			rows = append(rows, row{e.Attempt, "     ... blocked on " + letterList(e.On)})
-		case sched.Returned:
-			rows = append(rows, row{e.Attempt, "     " + outcome(recs[e.Attempt])})
-			shown[e.Attempt] = true
-		}
-	}
-	if it.stuck != nil {
-		for _, i := range it.stuck.Stuck {
-			if i < n {
-				rows = append(rows, row{i, "     " + it.stuckNote(i)})
-			}
-		}
-	}
-	for i, rec := range recs {
-		if !shown[i] {
-			rows = append(rows, row{i, "     " + outcome(rec)})
-		}
-	}
-	for i, r := range rows {
-		if r.col < n-1 { // the last column may run long; the others are cut
-			rows[i].text = shorten(r.text, columnLabel+5)
-		}
-	}
-	heads := make([]string, n)
-	for i, rec := range recs {
-		heads[i] = fmt.Sprintf("%s (%s)", attemptName(rec), concurrent.Letter(i))
-	}
-	width := make([]int, n)
-	for i, h := range heads {
-		width[i] = utf8.RuneCountInString(h) + 2
-	}
-	for _, r := range rows {
-		width[r.col] = max(width[r.col], utf8.RuneCountInString(r.text))
-	}
-	line := func(col int, text string) string {
-		var b strings.Builder
-		b.WriteString("  ")
-		for i := 0; i < n; i++ {
-			cell := ""
-			if i == col || col < 0 {
-				cell = text
-				if col < 0 {
-					cell = heads[i]
-				}
-			}
-			if i > 0 {
-				b.WriteString(" | ")
-			}
-			b.WriteString(cell)
-			if i < n-1 {
-				b.WriteString(strings.Repeat(" ", width[i]-utf8.RuneCountInString(cell)))
-			}
-		}
-		return strings.TrimRight(b.String(), " ") + "\n"
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "timeline (schedule %s, %s):\n", it.trace.Token(), it.isolation)
-	b.WriteString(line(-1, ""))
-	for _, r := range rows {
-		b.WriteString(line(r.col, r.text))
-	}
-	var redelivered, followUps []AttemptRecord
-	for _, a := range later {
-		if a.kind != "" { // followups.go
-			followUps = append(followUps, a)
-		} else {
-			redelivered = append(redelivered, a)
-		}
-	}
-	if len(redelivered) > 0 {
-		b.WriteString("  then redelivered, one after the other:\n")
-		seq := timeline(&ScenarioRun{Attempts: redelivered})
-		b.WriteString(indent(strings.TrimPrefix(seq, "timeline:\n"), "  "))
-	}
-	if len(followUps) > 0 {
-		b.WriteString("  then the follow-ups it enqueued, one after the other:\n")
-		seq := timeline(&ScenarioRun{Attempts: followUps})
-		b.WriteString(indent(strings.TrimPrefix(seq, "timeline:\n"), "  "))
-	}
-	return b.String()
-}
-
-// columnLabel is how long a point's label may get in a column.
-const columnLabel = 52
-
-// shorten cuts s to n runes, marking the cut with an ellipsis.
-func shorten(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }
 
 // outcome is how an attempt ended, in the words of the sequential timeline.
@@ -277,13 +161,7 @@ func position(p sched.Position) string {
 	return "running " + where
 }
 
-func letterList(is []int) string {
-	var ls []string
-	for _, i := range is {
-		ls = append(ls, concurrent.Letter(i))
-	}
-	return strings.Join(ls, " and ")
-}
+func letterList(is []int) string { return report.Letters(is) }
 
 // Timeline returns the timeline of the scenario with this token among those
 // that ran, whether or not it broke a promise (a passing interleaving can be

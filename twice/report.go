@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/twicekit/twicekit/internal/report"
 	"github.com/twicekit/twicekit/internal/reportfmt"
 	"github.com/twicekit/twicekit/pgfixture"
 )
@@ -127,7 +128,7 @@ func (r *Report) text() string {
 	}
 	if len(f.Database) > 0 {
 		b.WriteString("\ndatabase (- want, + got):\n")
-		b.WriteString(indent(strings.TrimRight(pgfixture.FormatDiff(f.Database), "\n"), "  ") + "\n")
+		b.WriteString(report.Indent(strings.TrimRight(pgfixture.FormatDiff(f.Database), "\n"), "  ") + "\n")
 	}
 	if len(f.Effects) > 0 {
 		b.WriteString("\neffects (want is one clean run):\n")
@@ -184,41 +185,7 @@ func (r *Report) notChecked() string {
 }
 
 // timeline prints the attempts of a scenario, one point a line.
-func timeline(sr *ScenarioRun) string {
-	if sr.interleaving != nil {
-		return sr.interleaving.timeline(sr)
-	}
-	var b strings.Builder
-	b.WriteString("timeline:\n")
-	for _, a := range sr.Attempts {
-		if a.kind != "" {
-			fmt.Fprintf(&b, "  %s (%s):\n", attemptName(a), a.kind)
-		} else {
-			fmt.Fprintf(&b, "  %s:\n", attemptName(a))
-		}
-		for _, s := range a.Points {
-			fmt.Fprintf(&b, "    %3d  %s\n", s.Index, s.Label)
-		}
-		switch a.End() {
-		case EndNotDelivered:
-			fmt.Fprintf(&b, "         not delivered: %s\n", a.Note)
-		case EndCrashedBeforeAck:
-			b.WriteString("         returned; CRASH before the ack\n")
-		case EndCrashed:
-			if a.CrashAt.Index > 0 {
-				fmt.Fprintf(&b, "    %3d  CRASH before %s\n", a.CrashAt.Index, a.CrashAt.Label)
-			} else {
-				fmt.Fprintf(&b, "         CRASH (%s)\n", a.Reason)
-			}
-		default:
-			b.WriteString("         " + outcome(a) + "\n")
-		}
-		if a.Note != "" && !a.NotDelivered {
-			fmt.Fprintf(&b, "         %s\n", a.Note)
-		}
-	}
-	return b.String()
-}
+func timeline(sr *ScenarioRun) string { return report.Timeline(reportRun(sr)) }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 

@@ -6,8 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/twicekit/twicekit/faults"
-	"github.com/twicekit/twicekit/internal/sched"
+	"github.com/twicekit/twicekit/internal/report"
 )
 
 // ReportSchemaVersion is the version of the JSON report's schema
@@ -236,66 +235,12 @@ func jsonFinding(r *Report, f Finding) JSONFinding {
 	return jf
 }
 
-// timelineEvents lists what the attempts of a scenario did, in the order the
-// text timeline shows it: a concurrent scenario's interleaving first, then
-// the redeliveries one after the other.
+// timelineEvents lists what the attempts of a scenario did, in the order
+// the text timeline shows it.
 func timelineEvents(sr *ScenarioRun) []JSONEvent {
 	var ev []JSONEvent
-	later := sr.Attempts
-	if it := sr.interleaving; it != nil {
-		n := min(it.trace.Attempts, len(sr.Attempts))
-		recs := sr.Attempts[:n]
-		later = sr.Attempts[n:]
-		ended := make([]bool, n)
-		waiting := map[int]string{}
-		for _, e := range it.trace.Events {
-			if e.Attempt >= n {
-				continue
-			}
-			name := attemptName(recs[e.Attempt])
-			switch e.Kind {
-			case sched.Released:
-				if on, ok := waiting[e.Attempt]; ok {
-					ev = append(ev, JSONEvent{Attempt: name, Type: "released", On: on})
-					delete(waiting, e.Attempt)
-				}
-				ev = append(ev, pointEvent(name, e.Step))
-			case sched.Blocked:
-				waiting[e.Attempt] = letterList(e.On)
-				ev = append(ev, JSONEvent{Attempt: name, Type: "blocked", Point: e.Step.Index, On: letterList(e.On)})
-			case sched.Returned:
-				ev = append(ev, endEvent(recs[e.Attempt]))
-				ended[e.Attempt] = true
-			}
-		}
-		for i, rec := range recs {
-			if !ended[i] {
-				ev = append(ev, endEvent(rec))
-			}
-		}
-	}
-	for _, a := range later {
-		name := attemptName(a)
-		for _, s := range a.Points {
-			ev = append(ev, pointEvent(name, s))
-		}
-		ev = append(ev, endEvent(a))
+	for _, e := range report.Events(reportRun(sr)) {
+		ev = append(ev, JSONEvent(e))
 	}
 	return ev
-}
-
-func pointEvent(attempt string, s faults.Step) JSONEvent {
-	return JSONEvent{Attempt: attempt, Type: "point", Point: s.Index, Kind: s.Kind.String(), Label: s.Label}
-}
-
-func endEvent(a AttemptRecord) JSONEvent {
-	label := outcome(a)
-	if a.End() == EndCrashedBeforeAck {
-		label = "returned; CRASH before the ack"
-	}
-	e := JSONEvent{Attempt: attemptName(a), Type: "end", Label: label, Crashed: a.Crashed}
-	if a.Crashed && a.CrashAt.Index > 0 {
-		e.Point = a.CrashAt.Index
-	}
-	return e
 }

@@ -1,0 +1,15 @@
+// Package report draws twice's reports from a finished scenario run.
+//
+// A [Run] is the view it draws from: its attempts (names, points, how each
+// ended, the queue's notes) and, in a concurrent scenario, what the
+// scheduler did (the order it released points in, the lock waits, the
+// attempts it found stuck). twice builds the view from its own records.
+//
+// It writes a run's text timeline, one point a line, in two columns for the
+// attempts that ran at once (timeline.go). It lists a run's timeline as
+// events, in the same order, for the JSON report (events.go). It draws a
+// run as a Mermaid sequence diagram for the Markdown report (mermaid.go).
+//
+// The report types users read (Report, JSONReport) stay in twice, whose
+// methods call it.
+package report
