@@ -10,7 +10,6 @@ import (
 
 	"github.com/twicekit/twicekit/internal/report"
 	"github.com/twicekit/twicekit/internal/reportfmt"
-	"github.com/twicekit/twicekit/pgfixture"
 )
 
 // Report is the outcome of a check. Its findings' text is a deterministic
@@ -104,54 +103,7 @@ func (r *Report) Tokens() []string {
 // characters are escaped (see printableText).
 func (r *Report) String() string { return reportfmt.Text(r.text()) }
 
-func (r *Report) text() string {
-	if r.Err != nil {
-		return r.Err.Error()
-	}
-	if len(r.Findings) == 0 {
-		s := fmt.Sprintf("twice: %s: idempotent in %s (%s)", reportfmt.Name(r.Job), count(len(r.Scenarios), "scenario"), strings.Join(r.Tokens(), ", "))
-		return s + r.notChecked()
-	}
-	var b strings.Builder
-	total := len(r.Scenarios)
-	if total == 0 {
-		total = 1
-	}
-	fmt.Fprintf(&b, "twice: %s: %d of %d scenarios broke a promise\n\n", reportfmt.Name(r.Job), len(r.Findings), total)
-	f := r.Findings[0]
-	b.WriteString(f.Headline + "\n")
-	if f.Timeline != "" {
-		b.WriteString("\n" + f.Timeline)
-	}
-	for _, p := range f.Problems {
-		b.WriteString("\n" + p.Text + "\n")
-	}
-	if len(f.Database) > 0 {
-		b.WriteString("\ndatabase (- want, + got):\n")
-		b.WriteString(report.Indent(strings.TrimRight(pgfixture.FormatDiff(f.Database), "\n"), "  ") + "\n")
-	}
-	if len(f.Effects) > 0 {
-		b.WriteString("\neffects (want is one clean run):\n")
-		for _, m := range f.Effects {
-			b.WriteString("  " + m.String() + "\n")
-		}
-	}
-	if len(f.Hints) > 0 {
-		b.WriteString("\nwhy:\n")
-		for _, h := range f.Hints {
-			b.WriteString("  " + h + "\n")
-		}
-	}
-	b.WriteString("\nreplay: " + replayLine(r.testName, f.Token) + "\n")
-	if len(r.Findings) > 1 {
-		b.WriteString("\nalso broken:\n")
-		for _, g := range r.Findings[1:] {
-			fmt.Fprintf(&b, "  %s [-twice.run=%s]\n", g.Headline, g.Token)
-		}
-	}
-	b.WriteString(r.notChecked())
-	return strings.TrimRight(b.String(), "\n")
-}
+func (r *Report) text() string { return report.Text(r.finished(false)) }
 
 // notChecked names the scenarios the check was told to skip, and why.
 func (r *Report) notChecked() string {

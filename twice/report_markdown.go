@@ -1,9 +1,6 @@
 package twice
 
 import (
-	"fmt"
-	"strings"
-
 	"github.com/twicekit/twicekit/internal/report"
 	"github.com/twicekit/twicekit/internal/reportfmt"
 )
@@ -15,19 +12,4 @@ import (
 // released them). Like the text, it is a deterministic function of the check.
 func (r *Report) Markdown() string { return reportfmt.Text(r.markdown()) }
 
-func (r *Report) markdown() string {
-	var b strings.Builder
-	head, _, _ := strings.Cut(r.String(), "\n")
-	fmt.Fprintf(&b, "## %s\n\n```text\n%s\n```\n", head, r.String())
-	for _, f := range r.Findings {
-		fmt.Fprintf(&b, "\n### %s\n\n", f.Headline)
-		fmt.Fprintf(&b, "Replay: `%s`\n", replayLine(r.testName, f.Token))
-		if f.run != nil {
-			fmt.Fprintf(&b, "\n```mermaid\n%s```\n", mermaid(f.run))
-		}
-	}
-	return b.String()
-}
-
-// mermaid draws a scenario's attempts as a Mermaid sequenceDiagram.
-func mermaid(sr *ScenarioRun) string { return report.Mermaid(reportRun(sr)) }
+func (r *Report) markdown() string { return report.Markdown(r.finished(true)) }

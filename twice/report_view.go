@@ -1,6 +1,37 @@
 package twice
 
-import "github.com/twicekit/twicekit/internal/report"
+import (
+	"github.com/twicekit/twicekit/internal/report"
+)
+
+// finished is the report as internal/report writes its text and Markdown;
+// drawn, its findings carry their runs for the Mermaid diagrams.
+func (r *Report) finished(drawn bool) report.Finished {
+	v := report.Finished{Job: r.Job, Tokens: r.Tokens(), NotChecked: r.notChecked()}
+	if r.Err != nil {
+		v.Failed, v.Err = true, r.Err.Error()
+	}
+	for _, f := range r.Findings {
+		rf := report.Finding{
+			Headline: f.Headline,
+			Token:    f.Token,
+			Timeline: f.Timeline,
+			Problems: problemTexts(f.Problems),
+			Database: f.Database,
+			Hints:    f.Hints,
+			Replay:   replayLine(r.testName, f.Token),
+		}
+		for _, m := range f.Effects {
+			rf.Effects = append(rf.Effects, m.String())
+		}
+		if f.run != nil && drawn {
+			run := reportRun(f.run)
+			rf.Run = &run
+		}
+		v.Findings = append(v.Findings, rf)
+	}
+	return v
+}
 
 // reportRun is a scenario's run as internal/report draws it.
 func reportRun(sr *ScenarioRun) report.Run {

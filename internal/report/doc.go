@@ -1,10 +1,13 @@
-// Package report draws twice's reports from a finished scenario run.
+// Package report writes twice's reports from views of a finished check.
 //
-// A [Run] is the view it draws from: its attempts (names, points, how each
+// A [Finished] is a check's view: its findings (headlines, problems,
+// database diffs, effects, hints, replay lines) and what it left out. A
+// [Run] is a scenario run's view: its attempts (names, points, how each
 // ended, the queue's notes) and, in a concurrent scenario, what the
 // scheduler did (the order it released points in, the lock waits, the
-// attempts it found stuck). twice builds the view from its own records.
+// attempts it found stuck). twice builds both from its own records.
 //
+// It writes the text report and the Markdown report (text.go).
 // It writes a run's text timeline, one point a line, in two columns for the
 // attempts that ran at once (timeline.go). It lists a run's timeline as
 // events, in the same order, for the JSON report (events.go). It draws a
