@@ -7,8 +7,8 @@
 // scheduler did (the order it released points in, the lock waits, the
 // attempts it found stuck). twice builds both from its own records.
 //
-// It writes the text report and the Markdown report (text.go).
-// It writes a run's text timeline, one point a line, in two columns for the
+// It writes the text report and the Markdown report (text.go). It writes a
+// run's text timeline, one point a line, in two columns for the
 // attempts that ran at once (timeline.go). It lists a run's timeline as
 // events, in the same order, for the JSON report (events.go). It draws a
 // run as a Mermaid sequence diagram for the Markdown report (mermaid.go).
