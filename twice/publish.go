@@ -2,8 +2,6 @@ package twice
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -17,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/twicekit/twicekit/concurrent"
+	"github.com/twicekit/twicekit/internal/report"
 	"github.com/twicekit/twicekit/internal/reportfmt"
 	"github.com/twicekit/twicekit/pgfixture"
 )
@@ -33,14 +32,14 @@ type publishing struct {
 	stdout  io.Writer // where workflow commands (::error) go
 	verbose bool      // go test -v: a pass logs what it covered, and the binary which PostgreSQL it uses
 
-	names  *reportNames // the file names taken in this run; nil: the binary's
-	failed *atomic.Bool // a report could not be written: set once, the first failure fails its test; nil: the binary's
+	names  *report.Names // the file names taken in this run; nil: the binary's
+	failed *atomic.Bool  // a report could not be written: set once, the first failure fails its test; nil: the binary's
 }
 
 // The binary's report names and whether one of its reports could not be
 // written.
 var (
-	binaryReportNames = &reportNames{taken: map[string]bool{}}
+	binaryReportNames = report.NewNames()
 	binaryPublishFail atomic.Bool
 )
 
@@ -90,101 +89,26 @@ func (p publishing) publish(rep *Report, file string, line int) error {
 }
 
 func (p publishing) writeFiles(rep *Report) error {
-	if err := os.MkdirAll(p.dir, 0o755); err != nil {
-		return fmt.Errorf("twice: the report directory: %w", err)
-	}
 	names := p.names
 	if names == nil {
 		names = binaryReportNames
 	}
-	base := filepath.Join(p.dir, names.claim(p.dir, reportFileName(rep)))
-	js, err := rep.JSON()
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(base+".json", js, 0o644); err != nil {
-		return fmt.Errorf("twice: writing the JSON report: %w", err)
-	}
-	if rep.OK() {
-		_ = os.Remove(base + ".md") // an earlier run's failure is no longer true
-		return nil
-	}
-	if err := os.WriteFile(base+".md", []byte(rep.Markdown()), 0o644); err != nil {
-		return fmt.Errorf("twice: writing the Markdown report: %w", err)
-	}
-	return nil
-}
-
-// reportNames hands out report file names that no other check of the run
-// has: the first check of a name gets it, the next ones get -2, -3, … in
-// the order they finish. Names compare without case (macOS and Windows
-// file systems do), and per directory.
-type reportNames struct {
-	mu    sync.Mutex
-	taken map[string]bool // directory + "\x00" + lower-case name
-}
-
-// claim returns the name the check's files get in dir: want, or want with
-// the first free suffix.
-func (n *reportNames) claim(dir, want string) string {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if abs, err := filepath.Abs(dir); err == nil {
-		dir = abs
-	}
-	name := want
-	for i := 2; n.taken[dir+"\x00"+strings.ToLower(name)]; i++ {
-		name = fmt.Sprintf("%s-%d", want, i)
-	}
-	n.taken[dir+"\x00"+strings.ToLower(name)] = true
-	return name
-}
-
-// maxReportName bounds a report file's name (without ".json" and a
-// reportNames suffix) well inside the 255 bytes most file systems allow.
-const maxReportName = 120
-
-// reportFileName names a check's report files after its test and job (see
-// reportNames for two checks of the same name). A name longer than
-// maxReportName keeps a readable prefix and ends in a hash of the whole
-// name, so two long names that share their prefix stay apart.
-func reportFileName(rep *Report) string {
-	test := rep.testName
-	if test == "" {
-		test = "Check"
-	}
-	name := reportfmt.FileSafe(test) + "--" + reportfmt.FileSafe(rep.Job)
-	if len(name) <= maxReportName {
-		return name
-	}
-	sum := sha256.Sum256([]byte(test + "\x00" + rep.Job))
-	return name[:maxReportName-13] + "-" + hex.EncodeToString(sum[:6])
+	return report.WriteFiles(p.dir, names, published(rep))
 }
 
 func (p publishing) annotate(rep *Report, file string, line int) error {
-	headline := "the check could not run: " + oneLine(errText(rep.Err))
-	replay := ""
+	return report.Annotate(p.stdout, p.summary, p.root, file, line, published(rep))
+}
+
+// published is the report as internal/report publishes it.
+func published(rep *Report) report.Published {
+	v := report.Published{Test: rep.testName, Job: rep.Job, OK: rep.OK(), JSON: rep.JSON, Markdown: rep.Markdown,
+		Headline: "the check could not run: " + oneLine(errText(rep.Err))}
 	if len(rep.Findings) > 0 {
-		headline = rep.Findings[0].Headline
-		replay = "\nreplay: " + replayLine(rep.testName, rep.Findings[0].Token)
+		v.Headline = rep.Findings[0].Headline
+		v.Replay = replayLine(rep.testName, rep.Findings[0].Token)
 	}
-	if p.root != "" {
-		if rel, err := filepath.Rel(p.root, file); err == nil && !strings.HasPrefix(rel, "..") {
-			file = filepath.ToSlash(rel)
-		}
-	}
-	title := "twice: " + reportfmt.Name(rep.Job)
-	fmt.Fprintf(p.stdout, "::error file=%s,line=%d,title=%s::%s\n",
-		reportfmt.WorkflowProperty(file), line, reportfmt.WorkflowProperty(title), reportfmt.WorkflowData(reportfmt.Text(headline+replay)))
-	if p.summary == "" {
-		return nil
-	}
-	f, err := os.OpenFile(p.summary, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		return fmt.Errorf("twice: GITHUB_STEP_SUMMARY: %w", err)
-	}
-	_, werr := io.WriteString(f, rep.Markdown()+"\n")
-	return errors.Join(werr, f.Close())
+	return v
 }
 
 func errText(err error) string {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/twicekit/twicekit/internal/report"
 	"github.com/twicekit/twicekit/pgfixture"
 )
 
@@ -71,7 +72,7 @@ func TestPublishUnderGitHubActions(t *testing.T) {
 
 	// A later run (a new binary) where the check passes under Actions: no
 	// annotation; its JSON only, and the failure's Markdown removed.
-	pub.names = &reportNames{taken: map[string]bool{}}
+	pub.names = report.NewNames()
 	fixed := counterJob
 	fixed.Run = func(ctx context.Context, a *Attempt) error {
 		_, err := a.Pool.Exec(ctx, `UPDATE counters SET n = 1 WHERE id = 1`)

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/twicekit/twicekit/internal/report"
 )
 
 // recordTB records what an assertion did, errors and fatals apart.
@@ -55,7 +57,7 @@ func TestTwoChecksOfOneNameWriteTwoReports(t *testing.T) {
 		return err
 	}
 	dir := t.TempDir()
-	pub := publishing{dir: dir, stdout: io.Discard, names: &reportNames{taken: map[string]bool{}}, failed: &atomic.Bool{}}
+	pub := publishing{dir: dir, stdout: io.Discard, names: report.NewNames(), failed: &atomic.Bool{}}
 	tb := &recordTB{name: "TestCounter"}
 	for _, tc := range []struct {
 		job  Job
@@ -86,12 +88,12 @@ func TestTwoChecksOfOneNameWriteTwoReports(t *testing.T) {
 
 func TestReportNamesNeverCollide(t *testing.T) {
 	t.Parallel()
-	n := &reportNames{taken: map[string]bool{}}
-	require.Equal(t, "T--a", n.claim("d", "T--a"))
-	require.Equal(t, "T--a-2", n.claim("d", "T--a"))
-	require.Equal(t, "T--A-3", n.claim("d", "T--A"), "names differ by case only on case-sensitive file systems")
-	require.Equal(t, "T--a-2-2", n.claim("d", "T--a-2"))
-	require.Equal(t, "T--a", n.claim("other", "T--a"), "another directory")
+	n := report.NewNames()
+	require.Equal(t, "T--a", n.Claim("d", "T--a"))
+	require.Equal(t, "T--a-2", n.Claim("d", "T--a"))
+	require.Equal(t, "T--A-3", n.Claim("d", "T--A"), "names differ by case only on case-sensitive file systems")
+	require.Equal(t, "T--a-2-2", n.Claim("d", "T--a-2"))
+	require.Equal(t, "T--a", n.Claim("other", "T--a"), "another directory")
 }
 
 // TestAnUnwritableReportDirectoryFailsAPassingTest: a report directory that
@@ -106,7 +108,7 @@ func TestAnUnwritableReportDirectoryFailsAPassingTest(t *testing.T) {
 	}
 	notADir := filepath.Join(t.TempDir(), "reports")
 	require.NoError(t, os.WriteFile(notADir, []byte("a file"), 0o644))
-	pub := publishing{dir: notADir, stdout: io.Discard, names: &reportNames{taken: map[string]bool{}}, failed: &atomic.Bool{}}
+	pub := publishing{dir: notADir, stdout: io.Discard, names: report.NewNames(), failed: &atomic.Bool{}}
 
 	tb := &recordTB{name: "TestCounter"}
 	require.True(t, assertWatched(tb, tb.Errorf, fixed, []Option{Only("sequential")}, defaultWatch, pub), "the job kept its promises")
@@ -141,7 +143,7 @@ func TestALongJobNamePassesUnderTheReportDirectory(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("TWICE_REPORT_DIR", dir)
 	pub := publishingFromEnv()
-	pub.stdout, pub.names, pub.failed = io.Discard, &reportNames{taken: map[string]bool{}}, &atomic.Bool{}
+	pub.stdout, pub.names, pub.failed = io.Discard, report.NewNames(), &atomic.Bool{}
 	fixed := counterJob
 	fixed.Run = func(ctx context.Context, a *Attempt) error {
 		_, err := a.Pool.Exec(ctx, `UPDATE counters SET n = 1 WHERE id = 1`)
@@ -162,7 +164,7 @@ func TestALongJobNamePassesUnderTheReportDirectory(t *testing.T) {
 	got := files(t, pub.dir)
 	require.Len(t, got, 2, "two long names that differ only at the end get two files")
 	for _, name := range got {
-		require.LessOrEqual(t, len(name), maxReportName+len(".json"))
+		require.LessOrEqual(t, len(name), report.MaxFileName+len(".json"))
 		require.Regexp(t, `^TestLongName--abcdefghij[a-z]+-[0-9a-f]{12}\.json$`, name)
 	}
 }
@@ -184,7 +186,7 @@ func TestControlCharactersAreEscapedInEveryReport(t *testing.T) {
 		return nil
 	}
 	var out bytesBuffer
-	pub := publishing{actions: true, stdout: &out, names: &reportNames{taken: map[string]bool{}}, failed: &atomic.Bool{}}
+	pub := publishing{actions: true, stdout: &out, names: report.NewNames(), failed: &atomic.Bool{}}
 	tb := &recordTB{name: "TestEvil"}
 	require.False(t, assertWatched(tb, tb.Errorf, job, []Option{Only("sequential")}, defaultWatch, pub), "the counter is incremented twice")
 	rep := Check(context.Background(), job, Only("sequential"))

@@ -12,6 +12,8 @@
 // attempts that ran at once (timeline.go). It lists a run's timeline as
 // events, in the same order, for the JSON report (events.go). It draws a
 // run as a Mermaid sequence diagram for the Markdown report (mermaid.go).
+// It writes a check's report files under names no other check of the run
+// has, and GitHub Actions' annotation and step summary (publish.go).
 //
 // The report types users read (Report, JSONReport) stay in twice, whose
 // methods call it.
