@@ -21,7 +21,7 @@ type interleaving struct {
 // stuckNote is the timeline's word for stuck attempt i.
 func (it *interleaving) stuckNote(i int) string {
 	if h, ok := it.held[i]; ok {
-		return fmt.Sprintf("STUCK (on %s, held by %s's session after it returned)", h.what, letterList(it.stuck.Positions[i].On))
+		return fmt.Sprintf("STUCK (on %s, held by %s's session after it returned)", h.What, letterList(it.stuck.Positions[i].On))
 	}
 	return "STUCK (outside PostgreSQL)"
 }
@@ -117,12 +117,12 @@ func heldLockProblem(e *sched.StuckError, held map[int]heldLock, recs []AttemptR
 			b.WriteString("; ")
 		}
 		fmt.Fprintf(&b, "%s waited in PostgreSQL for %s (AttemptTimeout) at point %d (%s) for %s, which the session of %s still held after %s returned",
-			name(i), after, p.Step.Index, p.Step.Label, h.what, strings.Join(holders, " and "), letterList(p.On))
+			name(i), after, p.Step.Index, p.Step.Label, h.What, strings.Join(holders, " and "), letterList(p.On))
 		switch {
-		case h.session:
+		case h.Session:
 			b.WriteString(": a session advisory lock is released by pg_advisory_unlock or the end of its session, not by the end of its transaction or of the attempt; " +
 				"unlock it on every path, or take pg_advisory_xact_lock, which the end of its transaction releases")
-		case h.open:
+		case h.Open:
 			b.WriteString(": a lock is released only when its transaction ends; end every transaction on every path (defer tx.Rollback(ctx))")
 		}
 	}
@@ -130,9 +130,9 @@ func heldLockProblem(e *sched.StuckError, held map[int]heldLock, recs []AttemptR
 	for _, p := range e.Positions {
 		where := position(p)
 		if h, ok := held[p.Attempt]; ok {
-			where = fmt.Sprintf("blocked in PostgreSQL on %s of %s at point %d (%s)", h.what, letterList(p.On), p.Step.Index, p.Step.Label)
+			where = fmt.Sprintf("blocked in PostgreSQL on %s of %s at point %d (%s)", h.What, letterList(p.On), p.Step.Index, p.Step.Label)
 		} else if h, ok := holding[p.Attempt]; ok {
-			where = "returned, its session still holding " + h.what
+			where = "returned, its session still holding " + h.What
 		}
 		fmt.Fprintf(&b, "\n    %s: %s", name(p.Attempt), where)
 	}

@@ -46,7 +46,7 @@ func (c *checker) ranOn(w *inject.Worker) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, r := range c.ran {
-		if r.worker == w {
+		if r.Worker == w {
 			return true
 		}
 	}
@@ -91,7 +91,7 @@ func (c *checker) usedSession(pid uint32) (used, sets bool) {
 	ran := slices.Clone(c.ran)
 	c.mu.Unlock()
 	for _, r := range ran {
-		for _, s := range r.run.Steps() {
+		for _, s := range r.Run.Steps() {
 			if s.Kind == faults.SQL && s.Backend == pid {
 				used = true
 				sets = sets || sessionstate.SetsSession(s.Label)
@@ -159,9 +159,9 @@ func (c *checker) leftBy(pid uint32, state []string) string {
 func ranOnBackend(ran []ranAttempt, pid uint32) []string {
 	var names []string
 	for _, r := range ran {
-		if slices.ContainsFunc(r.run.Steps(), func(s faults.Step) bool { return s.Kind == faults.SQL && s.Backend == pid }) &&
-			!slices.Contains(names, r.name) {
-			names = append(names, r.name)
+		if slices.ContainsFunc(r.Run.Steps(), func(s faults.Step) bool { return s.Kind == faults.SQL && s.Backend == pid }) &&
+			!slices.Contains(names, r.Name) {
+			names = append(names, r.Name)
 		}
 	}
 	return names

@@ -1,0 +1,14 @@
+// Package sessions reads what PostgreSQL says of the check's sessions and
+// of the sessions around them.
+//
+// It names the holder of a lock an attempt waits for: an attempt of the
+// scenario (the one whose points ran on the holding backend, and the
+// statement of its transaction that took the lock), the attempt itself on
+// another of its connections, or a session the check did not open; and it
+// describes a lock that the session of an attempt that returned still
+// holds (locks.go). The names carry no PID, so a report is the same run
+// after run.
+//
+// twice makes its problems (a lock wait, a lock held after Run) from what
+// it reads.
+package sessions
