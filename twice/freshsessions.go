@@ -2,24 +2,14 @@ package twice
 
 import (
 	"context"
-	"fmt"
-	"time"
 
 	"github.com/twicekit/twicekit/internal/inject"
+	"github.com/twicekit/twicekit/internal/sessions"
 )
 
 // workerSessionNames are the application_names of the sessions of the
 // check's workers.
-var workerSessionNames = []string{checkWorkerName, "twice-attempt-A", "twice-attempt-B"}
-
-// workerSessionsSQL counts the sessions of the check's workers still on
-// database $1.
-const workerSessionsSQL = `SELECT count(*) FROM pg_stat_activity
-WHERE datname = $1 AND backend_type = 'client backend' AND application_name = ANY($2)`
-
-// freshSessionsWait bounds the wait for the sessions of an earlier scenario
-// to end once their connections are closed.
-const freshSessionsWait = 10 * time.Second
+var workerSessionNames = sessions.WorkerNames
 
 // freshSessions starts a scenario as the reference run started: every
 // worker's sessions are ended (inject.Worker.Fresh), and the check waits
@@ -45,20 +35,7 @@ func (c *checker) freshSessions(ctx context.Context) error {
 
 // waitSessionsEnded waits until PostgreSQL has ended the sessions of the
 // check's database whose application_name is among names (whose: who
-// they are, for the error), at most freshSessionsWait.
+// they are, for the error), at most 10 s (sessions.WaitEnded).
 func (c *checker) waitSessionsEnded(ctx context.Context, names []string, whose string) error {
-	deadline := time.Now().Add(freshSessionsWait)
-	for {
-		var n int
-		if err := c.db.Pool().QueryRow(ctx, workerSessionsSQL, c.db.Name(), names).Scan(&n); err != nil {
-			return fmt.Errorf("twice: could not look at the sessions of the check's workers (pg_stat_activity): %w", err)
-		}
-		if n == 0 {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("twice: %d session(s) of %s were still open %s after their connections were closed; the server did not end them (is it overloaded?)", n, whose, freshSessionsWait)
-		}
-		time.Sleep(time.Millisecond)
-	}
+	return sessions.WaitEnded(ctx, c.db.Pool(), c.db.Name(), names, whose)
 }

@@ -9,6 +9,13 @@
 // holds (locks.go). The names carry no PID, so a report is the same run
 // after run.
 //
-// twice makes its problems (a lock wait, a lock held after Run) from what
-// it reads.
+// It names the check's own sessions (WorkerName, OwnNames) and finds the
+// others on the check's database: looked at until two looks agree,
+// watched while the reference run's attempt runs, ended before a check
+// and after a scenario so that none is blamed on another job
+// (foreign.go). It waits until PostgreSQL has ended the sessions of the
+// check's workers, so that a scenario starts on fresh sessions (fresh.go).
+//
+// twice makes its problems (a lock wait, a lock held after Run, the job's own
+// connection) from what it reads.
 package sessions
