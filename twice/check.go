@@ -57,7 +57,7 @@ type checker struct {
 	// setUp is how each worker session started, and left what each was
 	// seen with in the current scenario (sessionstate.go).
 	setUp sessionstate.SetUp
-	left  map[uint32]*leftState
+	left  sessionstate.Left
 
 	// seeded is the state every scenario starts from, shared with the
 	// lanes; seedOn says that c's database restores it on Reset (seeded.go).
@@ -507,7 +507,7 @@ func (c *checker) scenario(ctx context.Context, s Scenario, how playArgs) (*Scen
 	c.clock = c.cfg.start
 	c.foreign = nil
 	c.ran = nil
-	c.left = nil
+	c.left = sessionstate.Left{}
 	c.mu.Unlock()
 	if err := c.resetFollowUps(ctx); err != nil { // followups.go
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/twicekit/twicekit/internal/inject"
+	"github.com/twicekit/twicekit/internal/sessionstate"
 )
 
 // BenchmarkFreshSessions measures what fresh sessions add to a scenario:
@@ -58,7 +59,7 @@ func BenchmarkSessionStateLook(b *testing.B) {
 	b.Run("first", func(b *testing.B) {
 		for b.Loop() {
 			c.mu.Lock()
-			c.ran, c.left = nil, nil
+			c.ran, c.left = nil, sessionstate.Left{}
 			c.mu.Unlock()
 			attempt(b, 1)
 		}
@@ -66,7 +67,7 @@ func BenchmarkSessionStateLook(b *testing.B) {
 	b.Run("redelivery", func(b *testing.B) {
 		for b.Loop() {
 			c.mu.Lock()
-			c.ran, c.left = c.ran[:0], nil
+			c.ran, c.left = c.ran[:0], sessionstate.Left{}
 			c.mu.Unlock()
 			attempt(b, 1)
 			attempt(b, 2)
@@ -75,7 +76,7 @@ func BenchmarkSessionStateLook(b *testing.B) {
 	b.Run("redelivery-no-look", func(b *testing.B) {
 		for b.Loop() {
 			c.mu.Lock()
-			c.ran, c.left = nil, nil
+			c.ran, c.left = nil, sessionstate.Left{}
 			c.mu.Unlock()
 			attempt(b, 1)
 			c.mu.Lock()

@@ -5,11 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
-	"github.com/jackc/pgx/v5"
-
-	"github.com/twicekit/twicekit/faults"
 	"github.com/twicekit/twicekit/internal/inject"
 	"github.com/twicekit/twicekit/internal/sessionstate"
 )
@@ -25,9 +21,6 @@ import (
 // redelivery's record (AttemptRecord.SessionState), and a finding whose
 // redelivery ran on such a session says so among its hints. The text names
 // the state and the attempts, never a PID or a temporary schema's number.
-
-// sessionStateWait bounds the look at a worker's idle sessions.
-const sessionStateWait = 5 * time.Second
 
 // freshWorker ends the sessions of w when an attempt of the scenario ran
 // there, and waits until PostgreSQL has ended them
@@ -55,32 +48,13 @@ func (c *checker) ranOn(w *inject.Worker) bool {
 
 // sessionState says what the earlier deliveries of the scenario left on
 // the idle sessions of w, as a redelivery about to start there finds them
-// ("attempt 1 of job-1 left temporary table scratch, advisory lock (42)"),
-// or "" when they left nothing (or the check could not look).
+// (internal/sessionstate), or "" when they left nothing (or the check could
+// not look).
 func (c *checker) sessionState(ctx context.Context, w *inject.Worker) string {
 	if !c.ranOn(w) {
 		return "" // the first delivery on w: its sessions are fresh
 	}
-	ctx, cancel := context.WithTimeout(ctx, sessionStateWait)
-	defer cancel()
-	var lines []string
-	_ = w.EachIdleSession(ctx, func(ctx context.Context, conn *pgx.Conn) error {
-		used, sets := c.usedSession(conn.PgConn().PID())
-		if !used {
-			return nil // no delivery of the scenario ran there: nothing to read
-		}
-		pid, state, err := sessionstate.Read(ctx, conn, sets)
-		if err != nil {
-			return err
-		}
-		if line := c.leftBy(pid, c.setUp.Left(pid, state)); line != "" {
-			lines = append(lines, line)
-		}
-		return nil
-	})
-	slices.Sort(lines)
-	lines = slices.Compact(lines)
-	return strings.Join(lines, "; ")
+	return sessionstate.OnWorker(ctx, w, &c.setUp, c.usedSession, c.leftBy)
 }
 
 // usedSession reports whether an attempt of the current scenario ran a
@@ -90,81 +64,15 @@ func (c *checker) usedSession(pid uint32) (used, sets bool) {
 	c.mu.Lock()
 	ran := slices.Clone(c.ran)
 	c.mu.Unlock()
-	for _, r := range ran {
-		for _, s := range r.Run.Steps() {
-			if s.Kind == faults.SQL && s.Backend == pid {
-				used = true
-				sets = sets || sessionstate.SetsSession(s.Label)
-			}
-		}
-	}
-	return used, sets
+	return sessionstate.Used(ran, pid)
 }
 
-// leftState is what the check last saw on one session of the current
-// scenario: when (how many attempts had started) and which attempts left
-// each item of its state.
-type leftState struct {
-	looked int
-	by     map[string]string
-}
-
-// leftBy says which attempts left state on session pid ("attempt 1 of
-// job-1 left temporary table t"), "" when none did: an item first seen now
-// was left by the attempts that ran on the session since the last look at
-// it; an item seen before keeps the attempts it was seen with then.
+// leftBy says which attempts of the current scenario left state on session
+// pid, "" when none did (sessionstate.Left.By).
 func (c *checker) leftBy(pid uint32, state []string) string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.left == nil {
-		c.left = map[uint32]*leftState{}
-	}
-	l := c.left[pid]
-	if l == nil {
-		l = &leftState{by: map[string]string{}}
-		c.left[pid] = l
-	}
-	since := ranOnBackend(c.ran[l.looked:], pid)
-	l.looked = len(c.ran)
-	var groups []string
-	items := map[string][]string{}
-	for _, x := range state {
-		by, ok := l.by[x]
-		if !ok {
-			by = joinAnd(since)
-			l.by[x] = by
-		}
-		if by == "" {
-			continue // no delivery of the scenario ran there: the session's own
-		}
-		if _, ok := items[by]; !ok {
-			groups = append(groups, by)
-		}
-		items[by] = append(items[by], x)
-	}
-	for x := range l.by {
-		if !slices.Contains(state, x) {
-			delete(l.by, x) // gone: if it comes back, it is left anew
-		}
-	}
-	var parts []string
-	for _, by := range groups {
-		parts = append(parts, by+" left "+strings.Join(items[by], ", "))
-	}
-	return strings.Join(parts, "; ")
-}
-
-// ranOnBackend names, in the order they ran, the attempts of ran whose
-// points ran on backend pid.
-func ranOnBackend(ran []ranAttempt, pid uint32) []string {
-	var names []string
-	for _, r := range ran {
-		if slices.ContainsFunc(r.Run.Steps(), func(s faults.Step) bool { return s.Kind == faults.SQL && s.Backend == pid }) &&
-			!slices.Contains(names, r.Name) {
-			names = append(names, r.Name)
-		}
-	}
-	return names
+	return c.left.By(c.ran, pid, state)
 }
 
 // joinAnd joins names with commas and a final "and".

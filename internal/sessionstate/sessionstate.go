@@ -3,7 +3,9 @@
 // locks, parameters SET for the session, statements made with SQL PREPARE,
 // and the channels it LISTENs on. twice reads it on a worker's idle
 // sessions before a redelivery (twice/sessionstate.go), and leaves out what
-// the application's AfterConnect set up (SetUp).
+// the application's AfterConnect set up (SetUp). It says which attempts of
+// the scenario left each item: the ones that ran on the session since the
+// last look at it (left.go).
 package sessionstate
 
 import (
