@@ -36,14 +36,7 @@ const afterRunWait = 2 * time.Second
 // were started, and whether a goroutine still ran when the wait ended.
 func (ra *runningAttempt) afterRun(hung bool) (late, sites []string, outlived bool) {
 	if ra.label != "" && !hung {
-		deadline := time.Now().Add(afterRunWait)
-		for goroutines.Count(ra.label) > 0 {
-			if !time.Now().Before(deadline) {
-				outlived = true
-				break
-			}
-			time.Sleep(2 * time.Millisecond)
-		}
+		outlived = goroutines.Wait(ra.label, afterRunWait)
 	}
 	labels, where := ra.run.Late(), ra.run.LateSites()
 	seen := map[string]bool{}

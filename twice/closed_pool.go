@@ -1,13 +1,9 @@
 package twice
 
 import (
-	"context"
 	"errors"
-	"strings"
-	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/jackc/puddle/v2"
+	"github.com/twicekit/twicekit/internal/sessions"
 )
 
 // a.Pool is the check's: it is made before the attempt and used by every
@@ -24,21 +20,8 @@ var errClosedPool = errors.New("twice: the job closed the check's pool (a.Pool.C
 	"pgxpool.NewWithConfig(ctx, a.Pool.Config()))")
 
 // closedPool reports whether err says the pool was closed and the worker's
-// pool p is (asked only then: an acquire on an open pool takes one of the
-// worker's connections).
-func closedPool(err error, p *pgxpool.Pool) bool {
-	if err == nil || p == nil || !strings.Contains(err.Error(), "closed pool") {
-		return false
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-	defer cancel()
-	conn, aerr := p.Acquire(ctx)
-	if aerr == nil {
-		conn.Release()
-		return false
-	}
-	return errors.Is(aerr, puddle.ErrClosedPool)
-}
+// pool p is (internal/sessions).
+var closedPool = sessions.ClosedPool
 
 // poolClosedByJob returns the check's refusal when an attempt found its
 // worker's pool closed.

@@ -2,7 +2,8 @@ package twice
 
 import (
 	"fmt"
-	"strings"
+
+	"github.com/twicekit/twicekit/internal/goroutines"
 )
 
 // abortProblem describes an attempt that ended by a panic or by
@@ -23,53 +24,5 @@ func abortProblem(rec AttemptRecord, redelivered bool) Problem {
 }
 
 // goexitSite finds, in a stack taken while runtime.Goexit unwinds the
-// attempt's goroutine, the job's line that called it: the first frame below
-// runtime.Goexit outside the testing packages (testing, testify, rapid).
-// It prints as "file.go:LINE", without directories.
-func goexitSite(stack string) string {
-	lines := strings.Split(strings.TrimSpace(stack), "\n")
-	below := false
-	for i := 0; i+1 < len(lines); i++ {
-		fn := strings.TrimSpace(lines[i])
-		if !strings.HasPrefix(lines[i+1], "\t") {
-			continue
-		}
-		loc := stackOffset.ReplaceAllString(strings.TrimSpace(lines[i+1]), "")
-		i++
-		if strings.HasPrefix(fn, "runtime.Goexit(") {
-			below = true
-			continue
-		}
-		if !below || testingFrame(fn) {
-			continue
-		}
-		if slash := strings.LastIndex(loc, "/"); slash >= 0 {
-			loc = loc[slash+1:]
-		}
-		return loc
-	}
-	return "an unknown line"
-}
-
-// testingFrame reports whether fn belongs to a testing library that calls
-// runtime.Goexit on the job's behalf, or is a TB method that does (a
-// wrapper's FailNow, Fatal, Fatalf, SkipNow, Skip, Skipf).
-func testingFrame(fn string) bool {
-	for _, p := range []string{"testing.", "github.com/stretchr/testify/", "pgregory.net/rapid.", "gotest.tools/"} {
-		if strings.HasPrefix(fn, p) {
-			return true
-		}
-	}
-	name := fn
-	if i := strings.Index(name, "("); i >= 0 {
-		name = name[:i]
-	}
-	if i := strings.LastIndex(name, "."); i >= 0 {
-		name = name[i+1:]
-	}
-	switch name {
-	case "FailNow", "Fatal", "Fatalf", "SkipNow", "Skip", "Skipf":
-		return true
-	}
-	return false
-}
+// attempt's goroutine, the job's line that called it (internal/goroutines).
+var goexitSite = goroutines.GoexitSite

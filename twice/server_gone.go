@@ -4,14 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"strings"
-	"syscall"
-	"time"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/twicekit/twicekit/internal/sessions"
 )
 
 // infrastructureError is an error of the machinery a check runs on (the
@@ -27,36 +22,9 @@ func isInfrastructure(err error) bool {
 	return errors.As(err, &ie)
 }
 
-// goneCause says why err looks like a server that went away ("57P01
-// terminating connection due to administrator command", "unexpected
-// EOF"), or "" when it does not.
-func goneCause(err error) string {
-	if err == nil {
-		return ""
-	}
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) {
-		switch pgErr.Code {
-		case "57P01", "57P02", "57P03": // admin_shutdown, crash_shutdown, cannot_connect_now
-			return pgErr.Code + " " + pgErr.Message
-		}
-		return ""
-	}
-	for _, e := range []error{io.ErrUnexpectedEOF, syscall.ECONNREFUSED, syscall.ECONNRESET, syscall.EPIPE} {
-		if errors.Is(err, e) {
-			return e.Error()
-		}
-	}
-	var netErr *net.OpError
-	if errors.As(err, &netErr) {
-		return netErr.Error()
-	}
-	var connErr *pgconn.ConnectError
-	if errors.As(err, &connErr) {
-		return oneLine(connErr.Error())
-	}
-	return ""
-}
+// goneCause says why err looks like a server that went away, or "" when it
+// does not (internal/sessions).
+var goneCause = sessions.GoneCause
 
 // serverWentAway returns the check's error when the PostgreSQL server went
 // away during the check: the check's own work failed as a lost server
@@ -88,13 +56,7 @@ func (c *checker) serverWentAway(ctx context.Context, rep *Report) error {
 
 // serverAnswers opens a new connection to the check's database.
 func (c *checker) serverAnswers(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer cancel()
-	conn, err := pgx.ConnectConfig(ctx, c.db.ConnConfig())
-	if err != nil {
-		return err
-	}
-	return conn.Close(ctx)
+	return sessions.ServerAnswers(ctx, c.db.ConnConfig())
 }
 
 func wentAway(cause string, err error) error {

@@ -2,7 +2,9 @@
 // labels, which the goroutines it starts inherit, and counts those of them
 // still running whose function is the job's own: not the standard
 // library's, a driver's, a queue's or twicekit's. twice waits on that count
-// once Run returned (twice/after_run.go).
+// once Run returned (Wait, twice/after_run.go). It finds the job's line
+// that called runtime.Goexit in the unwinding goroutine's stack
+// (GoexitSite).
 package goroutines
 
 import (

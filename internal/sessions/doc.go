@@ -16,6 +16,10 @@
 // (foreign.go). It waits until PostgreSQL has ended the sessions of the
 // check's workers, so that a scenario starts on fresh sessions (fresh.go).
 //
+// It tells whether an error says the PostgreSQL server went away, opens a
+// new connection to see whether it answers, and tells whether a worker's
+// pool was closed (server.go).
+//
 // twice makes its problems (a lock wait, a lock held after Run, the job's own
-// connection) from what it reads.
+// connection, a server that went away, a closed pool) from what it reads.
 package sessions
