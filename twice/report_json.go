@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/twicekit/twicekit/internal/report"
 )
@@ -168,79 +167,80 @@ func (r *Report) JSON() ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
+// jsonReport is the report as internal/report builds its JSON.
 func (r *Report) jsonReport() JSONReport {
-	out := JSONReport{
+	c := report.Checked{
+		Finished:  r.finished(true),
+		Test:      r.testName,
 		Schema:    "https://github.com/twicekit/twicekit/docs/report-schema.json",
 		Version:   ReportSchemaVersion,
-		Job:       r.Job,
-		Test:      r.testName,
-		Options:   r.options,
-		Scenarios: []JSONScenario{},
-		Findings:  []JSONFinding{},
-	}
-	switch {
-	case r.Err != nil:
-		out.Verdict, out.Error = "error", r.Err.Error()
-	case len(r.Findings) > 0:
-		out.Verdict = "broken"
-	default:
-		out.Verdict = "idempotent"
+		Options:   report.JSONOptions(r.options),
+		Scenarios: []report.JSONScenario{},
+		Partial:   r.Partial(),
+		PartialOK: r.partialOK,
 	}
 	for _, s := range r.Scenarios {
-		out.Scenarios = append(out.Scenarios, JSONScenario{Token: s.Token(), Kind: s.Scenario.Kind.String(), Verdict: s.Verdict.String()})
-	}
-	for _, f := range r.Findings {
-		out.Findings = append(out.Findings, jsonFinding(r, f))
-	}
-	if out.Partial = r.Partial(); out.Partial != "" {
-		out.PartialOK = r.partialOK
+		c.Scenarios = append(c.Scenarios, report.JSONScenario{Token: s.Token(), Kind: s.Scenario.Kind.String(), Verdict: s.Verdict.String()})
 	}
 	if sh := r.shard; sh != nil {
-		out.Shard = &JSONShard{Index: sh.k, Of: sh.n, Planned: append([]string{}, sh.planned...), Concurrent: sh.concurrent}
+		c.Shard = &report.JSONShard{Index: sh.k, Of: sh.n, Planned: append([]string{}, sh.planned...), Concurrent: sh.concurrent}
 	}
-	for _, line := range strings.Split(strings.TrimSpace(r.notChecked()), "\n") {
-		if line != "" {
-			out.NotChecked = append(out.NotChecked, line)
-		}
+	return fromReport(report.JSON(c))
+}
+
+// The JSON report's types and internal/report's copies convert field for
+// field: the parts by Go's conversion, JSONReport and JSONFinding by the
+// functions below, whose literals name every field of twice's types in
+// order. Nil slices stay nil, so the JSON is the same bytes.
+
+// convert converts each element of s with f; nil stays nil.
+func convert[T, U any](s []T, f func(T) U) []U {
+	if s == nil {
+		return nil
+	}
+	out := make([]U, 0, len(s))
+	for _, x := range s {
+		out = append(out, f(x))
 	}
 	return out
 }
 
-func jsonFinding(r *Report, f Finding) JSONFinding {
-	jf := JSONFinding{
-		Token:    f.Token,
-		Kind:     f.Scenario.Kind.String(),
-		Headline: f.Headline,
-		Timeline: []JSONEvent{},
-		Problems: problemTexts(f.Problems),
-		Hints:    f.Hints,
-		Replay:   replayLine(r.testName, f.Token),
+// fromReport is r as twice's JSONReport.
+func fromReport(r report.JSONReport) JSONReport {
+	return JSONReport{
+		r.Schema, r.Version, r.Job, r.Test, r.Verdict, r.Error,
+		JSONOptions(r.Options),
+		convert(r.Scenarios, func(s report.JSONScenario) JSONScenario { return JSONScenario(s) }),
+		convert(r.Findings, func(f report.JSONFinding) JSONFinding {
+			return JSONFinding{
+				f.Token, f.Kind, f.Headline,
+				convert(f.Timeline, func(e report.Event) JSONEvent { return JSONEvent(e) }),
+				convert(f.Database, func(d report.JSONTableDiff) JSONTableDiff { return JSONTableDiff(d) }),
+				convert(f.Effects, func(m report.JSONMismatch) JSONMismatch { return JSONMismatch(m) }),
+				f.Problems, f.Hints, f.Replay,
+			}
+		}),
+		r.NotChecked, r.Partial, r.PartialOK,
+		(*JSONShard)(r.Shard),
 	}
-	if f.run != nil {
-		jf.Timeline = timelineEvents(f.run)
-	}
-	for _, d := range f.Database {
-		td := JSONTableDiff{Table: d.Table, Missing: []string{}, Extra: []string{}}
-		for _, row := range d.Missing {
-			td.Missing = append(td.Missing, row.String())
-		}
-		for _, row := range d.Extra {
-			td.Extra = append(td.Extra, row.String())
-		}
-		jf.Database = append(jf.Database, td)
-	}
-	for _, m := range f.Effects {
-		jf.Effects = append(jf.Effects, JSONMismatch{Kind: m.Kind, Key: m.Key, Payload: m.Payload, Policy: m.Policy.String(), Want: m.Want, Got: m.Got, Text: m.String()})
-	}
-	return jf
 }
 
-// timelineEvents lists what the attempts of a scenario did, in the order
-// the text timeline shows it.
-func timelineEvents(sr *ScenarioRun) []JSONEvent {
-	var ev []JSONEvent
-	for _, e := range report.Events(reportRun(sr)) {
-		ev = append(ev, JSONEvent(e))
+// toReport is r as internal/report's JSONReport.
+func (r JSONReport) toReport() report.JSONReport {
+	return report.JSONReport{
+		Schema: r.Schema, Version: r.Version, Job: r.Job, Test: r.Test, Verdict: r.Verdict, Error: r.Error,
+		Options:   report.JSONOptions(r.Options),
+		Scenarios: convert(r.Scenarios, func(s JSONScenario) report.JSONScenario { return report.JSONScenario(s) }),
+		Findings: convert(r.Findings, func(f JSONFinding) report.JSONFinding {
+			return report.JSONFinding{
+				Token: f.Token, Kind: f.Kind, Headline: f.Headline,
+				Timeline: convert(f.Timeline, func(e JSONEvent) report.Event { return report.Event(e) }),
+				Database: convert(f.Database, func(d JSONTableDiff) report.JSONTableDiff { return report.JSONTableDiff(d) }),
+				Effects:  convert(f.Effects, func(m JSONMismatch) report.JSONMismatch { return report.JSONMismatch(m) }),
+				Problems: f.Problems, Hints: f.Hints, Replay: f.Replay,
+			}
+		}),
+		NotChecked: r.NotChecked, Partial: r.Partial, PartialOK: r.PartialOK,
+		Shard: (*report.JSONShard)(r.Shard),
 	}
-	return ev
 }

@@ -4,8 +4,9 @@ import (
 	"github.com/twicekit/twicekit/internal/report"
 )
 
-// finished is the report as internal/report writes its text and Markdown;
-// drawn, its findings carry their runs for the Mermaid diagrams.
+// finished is the report as internal/report writes its text, Markdown and
+// JSON; drawn, its findings carry their runs for the Mermaid diagrams and
+// the JSON timelines.
 func (r *Report) finished(drawn bool) report.Finished {
 	v := report.Finished{Job: r.Job, Tokens: r.Tokens(), NotChecked: r.notChecked()}
 	if r.Err != nil {
@@ -15,6 +16,7 @@ func (r *Report) finished(drawn bool) report.Finished {
 		rf := report.Finding{
 			Headline: f.Headline,
 			Token:    f.Token,
+			Kind:     f.Scenario.Kind.String(),
 			Timeline: f.Timeline,
 			Problems: problemTexts(f.Problems),
 			Database: f.Database,
@@ -23,6 +25,7 @@ func (r *Report) finished(drawn bool) report.Finished {
 		}
 		for _, m := range f.Effects {
 			rf.Effects = append(rf.Effects, m.String())
+			rf.Mismatches = append(rf.Mismatches, report.JSONMismatch{Kind: m.Kind, Key: m.Key, Payload: m.Payload, Policy: m.Policy.String(), Want: m.Want, Got: m.Got, Text: m.String()})
 		}
 		if f.run != nil && drawn {
 			run := reportRun(f.run)

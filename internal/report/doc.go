@@ -10,11 +10,15 @@
 // It writes the text report and the Markdown report (text.go). It writes a
 // run's text timeline, one point a line, in two columns for the
 // attempts that ran at once (timeline.go). It lists a run's timeline as
-// events, in the same order, for the JSON report (events.go). It draws a
-// run as a Mermaid sequence diagram for the Markdown report (mermaid.go).
+// events, in the same order, for the JSON report (events.go). It builds
+// the JSON report from a check's view, in copies of twice's JSON types,
+// field for field (json.go). It merges the JSON reports of a check's
+// shards into one, in the order the unsharded check plays them, and writes
+// the merged Markdown (merge.go). It draws a run as a Mermaid sequence
+// diagram for the Markdown report (mermaid.go).
 // It writes a check's report files under names no other check of the run
 // has, and GitHub Actions' annotation and step summary (publish.go).
 //
 // The report types users read (Report, JSONReport) stay in twice, whose
-// methods call it.
+// methods call it; twice converts its JSON types to the copies and back.
 package report

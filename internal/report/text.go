@@ -29,6 +29,8 @@ type Finished struct {
 type Finding struct {
 	Headline string
 	Token    string
+	// Kind is the scenario's kind, as the JSON report names it.
+	Kind string
 	// Timeline is the scenario's text timeline.
 	Timeline string
 	// Problems are the problems' texts.
@@ -38,7 +40,9 @@ type Finding struct {
 	// Effects are the texts of the effects whose counts break their
 	// policy.
 	Effects []string
-	Hints   []string
+	// Mismatches are the same effects as the JSON report lists them.
+	Mismatches []JSONMismatch
+	Hints      []string
 	// Replay is the one command that replays the scenario.
 	Replay string
 	// Run is what the timeline shows, for the Mermaid diagram; nil when
