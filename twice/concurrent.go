@@ -62,7 +62,7 @@ func (c *checker) runConcurrent(ctx context.Context, ref *ScenarioRun, lanes []*
 	var out []*ScenarioRun
 	for i, p := range pairs {
 		// The wall budget keeps room for the first scenario of every kind
-		// of the pairs after this one (wall.go).
+		// of the pairs after this one (internal/wall).
 		reserve := 0
 		for _, q := range pairs[i+1:] {
 			reserve += q.kinds(n)
@@ -74,7 +74,7 @@ func (c *checker) runConcurrent(ctx context.Context, ref *ScenarioRun, lanes []*
 		out = append(out, runs...)
 	}
 	if c.wall != nil && len(out) == 0 && n > 0 && len(pairs) > 0 {
-		c.wall.noneFit()
+		c.wall.NoneFit()
 	}
 	return out, nil
 }
@@ -113,7 +113,7 @@ var errNoRoom = errors.New("twice: no room in the wall budget")
 // enumeration, which picks each interleaving from the last, plays on c
 // alone.
 //
-// Under a wall budget (wall.go) each kind's first scenario plays while it
+// Under a wall budget (internal/wall) each kind's first scenario plays while it
 // fits in the budget, and the later ones while they fit with reserve
 // scenarios' time kept for the kinds still to come; what does not fit is
 // recorded as left out or cut.
@@ -151,7 +151,7 @@ func (c *checker) explorePair(ctx context.Context, ref *ScenarioRun, lanes []*ch
 	}
 	overlap := func(l *checker, i int) (*ScenarioRun, error) {
 		k := overlaps[i]
-		if widening := i > 0; widening && !c.wall.room(reserve+interleavings, true) || !widening && !c.wall.room(0, false) {
+		if widening := i > 0; widening && !c.wall.Room(reserve+interleavings, true) || !widening && !c.wall.Room(0, false) {
 			return nil, errNoRoom
 		}
 		return l.playScenario(ctx, Scenario{Kind: p.overlap, Point: k, Label: points[k-1].Label, Of: n}, sched.Overlap{K: k})
@@ -193,7 +193,7 @@ func (c *checker) explorePair(ctx context.Context, ref *ScenarioRun, lanes []*ch
 	}
 	if leftFrom >= 0 && !stop {
 		for _, k := range overlaps[leftFrom:] {
-			c.wall.leaveOut(Scenario{Kind: p.overlap, Point: k}.Token())
+			c.wall.LeaveOut(Scenario{Kind: p.overlap, Point: k}.Token())
 		}
 	}
 	if stop || overlapsOnly {
@@ -206,12 +206,12 @@ func (c *checker) explorePair(ctx context.Context, ref *ScenarioRun, lanes []*ch
 		if cut {
 			return false
 		}
-		if interleaved == 0 && c.wall.room(0, false) || interleaved > 0 && c.wall.room(reserve, true) {
+		if interleaved == 0 && c.wall.Room(0, false) || interleaved > 0 && c.wall.Room(reserve, true) {
 			interleaved++
 			return true
 		}
 		cut = true
-		c.wall.cutShort("the interleavings", interleaved)
+		c.wall.CutShort("the interleavings", interleaved)
 		return false
 	}
 	eb := budget.explore(n)

@@ -176,7 +176,7 @@ type played struct {
 	err     error
 	skipped bool // covered by an earlier crash point that kept every promise
 	// outOfTime: not played, the wall budget had no room left for it
-	// (wall.go).
+	// (internal/wall).
 	outOfTime bool
 	// notStarted: not played, an earlier scenario hung or failed.
 	notStarted bool
@@ -238,7 +238,7 @@ func (c *checker) playAll(ctx context.Context, lanes []*checker, ref *ScenarioRu
 						continue
 					}
 				}
-				if !c.wall.room(0, false) {
+				if !c.wall.Room(0, false) {
 					p.outOfTime = true
 					close(p.done)
 					continue
@@ -323,28 +323,4 @@ func inOrder[T any](lanes []*checker, n int, play func(l *checker, i int) (T, er
 	stopped = true
 	mu.Unlock()
 	wg.Wait()
-}
-
-// coveredBy is, for each planned scenario, the index of the earlier crash
-// point that leaves the same world (-1: none, or not a crash point, or the
-// cache is off), as crashCache decides it.
-func coveredBy(scenarios []Scenario, prints *worldPrints) []int {
-	out := make([]int, len(scenarios))
-	first := map[string]int{}
-	for i, s := range scenarios {
-		out[i] = -1
-		if prints == nil || s.Kind != CrashBefore {
-			continue
-		}
-		w := prints.at(s.Point)
-		if w == "" {
-			continue
-		}
-		if k, seen := first[w]; seen {
-			out[i] = k
-			continue
-		}
-		first[w] = i
-	}
-	return out
 }
