@@ -15,6 +15,7 @@ import (
 	"github.com/twicekit/twicekit/internal/inject"
 	"github.com/twicekit/twicekit/internal/sched"
 	"github.com/twicekit/twicekit/internal/sessionstate"
+	"github.com/twicekit/twicekit/internal/thin"
 	"github.com/twicekit/twicekit/internal/wall"
 	"github.com/twicekit/twicekit/pgfixture"
 )
@@ -39,7 +40,7 @@ type checker struct {
 
 	provider *effects.Provider
 
-	leftOut leftOut      // what the budget left out of a long job
+	leftOut thin.LeftOut // what the budget left out of a long job
 	conc    *concurrency // the concurrent scenarios' workers
 	closers []func()
 	// fakeTrouble is what went wrong with the fakes of the check and its
@@ -147,7 +148,7 @@ func Check(ctx context.Context, job Job, opts ...Option) *Report {
 	} else if c.wall != nil && c.wall.Shortened() {
 		rep.options.Concurrency = "cut by the wall budget (" + c.wall.Budget().String() + ")"
 	}
-	if c.leftOut.any() {
+	if c.leftOut.Any() {
 		rep.leftOut = c.leftOut.String()
 	}
 	c.finishQueue(rep)

@@ -13,7 +13,9 @@ import (
 	"github.com/twicekit/twicekit/concurrent"
 	"github.com/twicekit/twicekit/faults"
 	"github.com/twicekit/twicekit/internal/inject"
+	"github.com/twicekit/twicekit/internal/inorder"
 	"github.com/twicekit/twicekit/internal/sched"
+	"github.com/twicekit/twicekit/internal/thin"
 )
 
 // concurrency is what the concurrent scenarios of a check share: a worker
@@ -141,9 +143,9 @@ func (c *checker) explorePair(ctx context.Context, ref *ScenarioRun, lanes []*ch
 			stop = true
 		}
 	}
-	overlaps := keepPoints(points, n-1, budget.OverlapPoints)
+	overlaps := thin.KeepPoints(points, n-1, budget.OverlapPoints)
 	if p.overlap == Overlap {
-		c.leftOut.overlaps, c.leftOut.overlapPoints = len(overlaps), n-1
+		c.leftOut.Overlaps, c.leftOut.OverlapPoints = len(overlaps), n-1
 	}
 	interleavings := 0 // the kinds after the overlaps that keep room
 	if !overlapsOnly {
@@ -159,7 +161,7 @@ func (c *checker) explorePair(ctx context.Context, ref *ScenarioRun, lanes []*ch
 	leftFrom := -1 // the first overlap the wall budget had no room for
 	var playErr error
 	if len(lanes) > 1 {
-		inOrder(lanes, len(overlaps), overlap, func(i int, sr *ScenarioRun, err error) bool {
+		inorder.Play(lanes, len(overlaps), overlap, func(i int, sr *ScenarioRun, err error) bool {
 			if errors.Is(err, errNoRoom) {
 				leftFrom = i
 				return false
@@ -218,7 +220,7 @@ func (c *checker) explorePair(ctx context.Context, ref *ScenarioRun, lanes []*ch
 	if len(lanes) > 1 && eb.Runs >= 1 && eb.Choose(n, n) == sched.Sample {
 		sampler, draws := sched.NewSampler(eb, cc.scheduleSeed(), []int{n, n})
 		var roomMu sync.Mutex
-		inOrder(lanes, len(draws), func(l *checker, i int) (*ScenarioRun, error) {
+		inorder.Play(lanes, len(draws), func(l *checker, i int) (*ScenarioRun, error) {
 			roomMu.Lock()
 			ok := roomFor()
 			roomMu.Unlock()
