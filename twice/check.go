@@ -394,7 +394,7 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 			c.playAll(ctx, lanes, ref, scenarios, covered, results, rest)
 		} else {
 			for _, i := range rest {
-				results[i].notStarted = true
+				results[i].NotStarted = true
 			}
 		}
 	}
@@ -407,33 +407,33 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 	defer func() { rep.wallLeft = c.wall.LeftText(wallLeft) }()
 	for i, s := range scenarios {
 		p := results[i]
-		if p.outOfTime {
+		if p.OutOfTime {
 			wallLeft = append(wallLeft, s.Token())
 			continue
 		}
 		if s.Kind == CrashBefore && crashes.Skip(s.Point) {
 			continue
 		}
-		if p.notStarted {
+		if p.NotStarted {
 			continue // an earlier scenario in play order hung: said below
 		}
-		if p.err != nil {
-			rep.Err = p.err
+		if p.Err != nil {
+			rep.Err = p.Err
 			return
 		}
-		if p.sr == nil {
+		if p.Run == nil {
 			rep.Err = fmt.Errorf("twice: internal error: scenario %s was not played", s.Token())
 			return
 		}
-		sr := p.sr
-		f := rep.add(sr, p.finding)
+		sr := p.Run
+		f := rep.add(sr, p.Finding)
 		if s.Kind == CrashBefore {
 			crashes.Ran(s.Point, f != nil)
 		}
 		if sr.hung() {
 			left := len(scenarios) - i - 1
 			for _, q := range results[:i] {
-				if q.notStarted {
+				if q.NotStarted {
 					left++
 				}
 			}

@@ -2,6 +2,11 @@
 // outcomes in order, as a serial loop would see them (Play). twice's lanes
 // are its checkers, each on a database of its own; the items are the
 // overlaps and the sampled interleavings.
+//
+// It plays a check's planned sequential scenarios on the lanes in plan
+// order, and keeps what each made (planned.go). A covered one waits for
+// the one covering it and plays only if that one found something. None
+// starts past a hang, an error or the end of the wall budget.
 package inorder
 
 import "sync"
