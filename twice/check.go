@@ -517,7 +517,7 @@ func (c *checker) scenario(ctx context.Context, s Scenario, how playArgs) (*Scen
 	}
 	c.worker.TakeForeign()
 
-	c.cfg.progress.start(c.job.Name, s.Token())
+	c.cfg.progress.Start(c.job.Name, s.Token())
 	sr := &ScenarioRun{Scenario: s, numbers: map[string]int{}}
 	d, ok := s.Kind.spec()
 	if !ok {
