@@ -175,7 +175,7 @@ func (ra *runningAttempt) wait(timeout time.Duration, ackLost bool) AttemptRecor
 	rec.crashedAfterAck = ra.run.CrashedAfterAck()
 	rec.Err, rec.Panic, rec.Goexit = res.err, res.panic, res.goexit
 	if b := ra.c.baseURLsOf(ra.worker); b != nil { // baseurl.go: hosts, not loopback ports
-		rec.Err, rec.Panic = b.nameErr(rec.Err), b.nameIn(rec.Panic)
+		rec.Err, rec.Panic = b.NameErr(rec.Err), b.NameIn(rec.Panic)
 	}
 	rec.closedPool = closedPool(res.err, ra.worker.Pool) // closed_pool.go
 	if rec.Crashed {

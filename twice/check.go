@@ -11,9 +11,12 @@ import (
 	"github.com/twicekit/twicekit/effects"
 	"github.com/twicekit/twicekit/faults"
 	"github.com/twicekit/twicekit/internal/compare"
+	"github.com/twicekit/twicekit/internal/crashstates"
 	"github.com/twicekit/twicekit/internal/inject"
 	"github.com/twicekit/twicekit/internal/sched"
 	"github.com/twicekit/twicekit/internal/sessionstate"
+	"github.com/twicekit/twicekit/internal/thin"
+	"github.com/twicekit/twicekit/internal/wall"
 	"github.com/twicekit/twicekit/pgfixture"
 )
 
@@ -28,16 +31,16 @@ type checker struct {
 	log    *effects.Log
 	router *effects.Router // behind http.DefaultTransport; the handles' own are per worker (handles)
 	// started is when the check began; wall, when set, is its wall budget
-	// (wall.go).
+	// (internal/wall).
 	started time.Time
-	wall    *wallClock
+	wall    *wall.Clock
 	// throughDefault is the router for requests through http.DefaultTransport
 	// (default_transport.go).
 	throughDefault http.RoundTripper
 
 	provider *effects.Provider
 
-	leftOut leftOut      // what the budget left out of a long job
+	leftOut thin.LeftOut // what the budget left out of a long job
 	conc    *concurrency // the concurrent scenarios' workers
 	closers []func()
 	// fakeTrouble is what went wrong with the fakes of the check and its
@@ -142,10 +145,10 @@ func Check(ctx context.Context, job Job, opts ...Option) *Report {
 	rep.partialOK = cfg.partialOK
 	if rep.wallNone {
 		rep.options.Concurrency = "not checked: " + rep.concurrencyOff
-	} else if c.wall != nil && len(c.wall.cut)+len(c.wall.left) > 0 {
-		rep.options.Concurrency = "cut by the wall budget (" + c.wall.budget.String() + ")"
+	} else if c.wall != nil && c.wall.Shortened() {
+		rep.options.Concurrency = "cut by the wall budget (" + c.wall.Budget().String() + ")"
 	}
-	if c.leftOut.any() {
+	if c.leftOut.Any() {
 		rep.leftOut = c.leftOut.String()
 	}
 	c.finishQueue(rep)
@@ -250,13 +253,13 @@ func (c *checker) close(ctx context.Context, keep bool) error {
 }
 
 func (c *checker) run(ctx context.Context, rep *Report) {
-	var prints *worldPrints
+	var prints *crashstates.Prints
 	var how playArgs
 	if !c.cfg.everyCrashPoint && c.cfg.only == "" && c.cfg.pick == nil {
 		prints, _ = c.newWorldPrints(ctx) // without it every crash point is played
 	}
 	if prints != nil {
-		how.wait = prints.wait
+		how.wait = prints.Wait
 	}
 	c.clearSessions(ctx) // sessions.go
 	lanesWanted := c.parallel
@@ -276,12 +279,10 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 		rep.Err = err
 		return
 	}
-	crashes := newCrashCache(prints)
+	crashes := crashstates.NewCache(prints)
 	defer func() {
-		rep.covered = coveredText(crashes.covered)
-		for _, ps := range crashes.covered {
-			rep.coveredN += len(ps)
-		}
+		rep.covered = crashes.CoveredText()
+		rep.coveredN += crashes.Covered()
 	}()
 	rep.Reference = ref
 	last := lastDelivery(ref) // the delivery that ended the job (earlier ones snoozed)
@@ -347,17 +348,17 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 	rep.parallelNote, rep.lanes = note, len(lanes)
 	playsConcurrent := c.cfg.only != "" || c.shard.owns(concurrentShardToken)
 	if c.cfg.only == "" && c.cfg.pick == nil {
-		wall, err := c.cfg.wallBudget()
+		budget, err := c.cfg.wallBudget()
 		if err != nil {
 			rep.Err = usage(err)
 			return
 		}
-		w := newWallClock(wall, c.started, clean, len(lanes)) // wall.go
-		if wall > 0 {
+		w := wall.New(budget, c.started, clean, len(lanes)) // internal/wall
+		if budget > 0 {
 			c.wall = w
 		}
 		if c.cfg.onPlan != nil {
-			c.cfg.onPlan(w.planLine(c.job.Name, len(scenarios)))
+			c.cfg.onPlan(w.PlanLine(c.job.Name, len(scenarios)))
 		}
 	}
 	covered := coveredBy(scenarios, prints)
@@ -384,16 +385,16 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 		c.playAll(ctx, lanes, ref, scenarios, covered, results, firsts)
 		if !stopped(results, firsts) {
 			if playsConcurrent {
-				c.wall.shareWith(len(rest))
+				c.wall.ShareWith(len(rest))
 				if !playConcurrent() {
 					return
 				}
 			}
-			c.wall.shareWith(0)
+			c.wall.ShareWith(0)
 			c.playAll(ctx, lanes, ref, scenarios, covered, results, rest)
 		} else {
 			for _, i := range rest {
-				results[i].notStarted = true
+				results[i].NotStarted = true
 			}
 		}
 	}
@@ -403,34 +404,36 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 		}
 	}
 	var wallLeft []string
-	defer func() { rep.wallLeft = c.wall.leftText(wallLeft) }()
+	defer func() { rep.wallLeft = c.wall.LeftText(wallLeft) }()
 	for i, s := range scenarios {
 		p := results[i]
-		if p.outOfTime {
+		if p.OutOfTime {
 			wallLeft = append(wallLeft, s.Token())
 			continue
 		}
-		if crashes.skip(s) {
+		if s.Kind == CrashBefore && crashes.Skip(s.Point) {
 			continue
 		}
-		if p.notStarted {
+		if p.NotStarted {
 			continue // an earlier scenario in play order hung: said below
 		}
-		if p.err != nil {
-			rep.Err = p.err
+		if p.Err != nil {
+			rep.Err = p.Err
 			return
 		}
-		if p.sr == nil {
+		if p.Run == nil {
 			rep.Err = fmt.Errorf("twice: internal error: scenario %s was not played", s.Token())
 			return
 		}
-		sr := p.sr
-		f := rep.add(sr, p.finding)
-		crashes.ran(s, f != nil)
+		sr := p.Run
+		f := rep.add(sr, p.Finding)
+		if s.Kind == CrashBefore {
+			crashes.Ran(s.Point, f != nil)
+		}
 		if sr.hung() {
 			left := len(scenarios) - i - 1
 			for _, q := range results[:i] {
-				if q.notStarted {
+				if q.NotStarted {
 					left++
 				}
 			}
@@ -448,8 +451,8 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 	if !concurrentPlayed && !playConcurrent() {
 		return
 	}
-	if c.wall != nil && c.wall.none && rep.concurrencyOff == "" {
-		rep.concurrencyOff, rep.wallNone = c.wall.concText(len(wallLeft) == 0), true
+	if c.wall != nil && c.wall.NoneFitted() && rep.concurrencyOff == "" {
+		rep.concurrencyOff, rep.wallNone = c.wall.ConcText(len(wallLeft) == 0), true
 	}
 	c.addConcurrent(rep, ref, concurrent)
 }
@@ -485,7 +488,7 @@ func (r *Report) add(sr *ScenarioRun, f *Finding) *Finding {
 // playArgs is what playing a scenario needs besides the Scenario.
 type playArgs struct {
 	// wait runs before each point of the reference run: the world's
-	// fingerprints (crashstates.go).
+	// fingerprints (internal/crashstates).
 	wait func(context.Context, faults.Step) error
 	// chooser is the schedule of a concurrent scenario.
 	chooser sched.Chooser
@@ -514,7 +517,7 @@ func (c *checker) scenario(ctx context.Context, s Scenario, how playArgs) (*Scen
 	}
 	c.worker.TakeForeign()
 
-	c.cfg.progress.start(c.job.Name, s.Token())
+	c.cfg.progress.Start(c.job.Name, s.Token())
 	sr := &ScenarioRun{Scenario: s, numbers: map[string]int{}}
 	d, ok := s.Kind.spec()
 	if !ok {

@@ -62,7 +62,7 @@ func compareRun(ref, sr *ScenarioRun, cfg *config) *Finding {
 		f.Hints = append(f.Hints, effects.Explain(m))
 	}
 	f.Hints = append(f.Hints, sh.TimeHints(want, f.Database)...)
-	f.Hints = append(f.Hints, deliveryRecordHints(f.Database)...) // deliveryrecord.go
+	f.Hints = append(f.Hints, compare.DeliveryRecordHints(f.Database)...) // internal/compare/deliveryrecord.go
 	f.Hints = append(f.Hints, compare.JSONHints(want, f.Database)...)
 	f.Hints = append(f.Hints, compare.KeyHints(want, got, f.Database, f.Effects)...)
 	f.Hints = append(f.Hints, sessionStateHints(sr)...) // sessionstate.go

@@ -12,8 +12,10 @@ import (
 
 	"github.com/twicekit/twicekit/concurrent"
 	"github.com/twicekit/twicekit/faults"
+	"github.com/twicekit/twicekit/internal/explore"
 	"github.com/twicekit/twicekit/internal/inject"
 	"github.com/twicekit/twicekit/internal/sched"
+	"github.com/twicekit/twicekit/internal/thin"
 )
 
 // concurrency is what the concurrent scenarios of a check share: a worker
@@ -62,7 +64,7 @@ func (c *checker) runConcurrent(ctx context.Context, ref *ScenarioRun, lanes []*
 	var out []*ScenarioRun
 	for i, p := range pairs {
 		// The wall budget keeps room for the first scenario of every kind
-		// of the pairs after this one (wall.go).
+		// of the pairs after this one (internal/wall).
 		reserve := 0
 		for _, q := range pairs[i+1:] {
 			reserve += q.kinds(n)
@@ -74,7 +76,7 @@ func (c *checker) runConcurrent(ctx context.Context, ref *ScenarioRun, lanes []*
 		out = append(out, runs...)
 	}
 	if c.wall != nil && len(out) == 0 && n > 0 && len(pairs) > 0 {
-		c.wall.noneFit()
+		c.wall.NoneFit()
 	}
 	return out, nil
 }
@@ -93,30 +95,14 @@ func (p concurrentPair) kinds(n int) int {
 	return k
 }
 
-// errNoRoom is what a concurrent scenario the wall budget has no room for
-// returns in place of its run.
-var errNoRoom = errors.New("twice: no room in the wall budget")
-
 // explorePair plays the concurrent scenarios of one pair of deliveries and
-// returns what it saw of each: first the named overlaps (the first attempt
-// pauses after point k, the second runs to the end, the first resumes),
-// then, unless the pair plays its overlaps only, every distinct
-// interleaving when they fit the budget, or PCT samples when they do not.
-// Each interleaving is played once. Unless ExploreAllInterleavings, it
-// stops at the first scenario that breaks a promise. Inside rapid.Check
-// (where every drawn input runs a whole check) only the overlaps run,
-// unless WithBudget is given.
-//
-// With more than one lane (parallel.go) the overlaps and the PCT samples
-// play on every lane at once and are taken in order, as the serial loop
-// takes them, so the same ones are kept and the same stop is made; an
-// enumeration, which picks each interleaving from the last, plays on c
-// alone.
-//
-// Under a wall budget (wall.go) each kind's first scenario plays while it
-// fits in the budget, and the later ones while they fit with reserve
-// scenarios' time kept for the kinds still to come; what does not fit is
-// recorded as left out or cut.
+// returns what it saw of each (internal/explore): first the named overlaps,
+// then, unless the pair plays its overlaps only, the interleavings. Inside
+// rapid.Check (where every drawn input runs a whole check) only the
+// overlaps run, unless WithBudget is given. With more than one lane
+// (parallel.go) the overlaps and the PCT samples play on every lane at
+// once. Under a wall budget (internal/wall) reserve scenarios' time is kept
+// for the kinds still to come.
 func (c *checker) explorePair(ctx context.Context, ref *ScenarioRun, lanes []*checker, p concurrentPair, reserve int) ([]*ScenarioRun, error) {
 	cc := c.cfg.conc
 	points := concurrentPoints(ref.Attempts[0].Points)
@@ -128,148 +114,38 @@ func (c *checker) explorePair(ctx context.Context, ref *ScenarioRun, lanes []*ch
 	if err != nil {
 		return nil, usage(err)
 	}
-	// Inside rapid.Check every drawn input runs a whole check: only the
-	// overlaps run there, unless WithBudget asks for more.
-	overlapsOnly := p.overlapsOnly || (c.cfg.pick != nil && cc.budget == nil)
-	var out []*ScenarioRun
-	seen := map[string]bool{}
-	stop := false
-	keep := func(sr *ScenarioRun) {
-		seen[sr.interleaving.trace.Token()] = true
-		out = append(out, sr)
-		if !cc.all && compareRun(ref, sr, c.cfg) != nil {
-			stop = true
-		}
-	}
-	overlaps := keepPoints(points, n-1, budget.OverlapPoints)
+	overlaps := thin.KeepPoints(points, n-1, budget.OverlapPoints)
 	if p.overlap == Overlap {
-		c.leftOut.overlaps, c.leftOut.overlapPoints = len(overlaps), n-1
+		c.leftOut.Overlaps, c.leftOut.OverlapPoints = len(overlaps), n-1
 	}
-	interleavings := 0 // the kinds after the overlaps that keep room
-	if !overlapsOnly {
-		interleavings = 1
-	}
-	overlap := func(l *checker, i int) (*ScenarioRun, error) {
-		k := overlaps[i]
-		if widening := i > 0; widening && !c.wall.room(reserve+interleavings, true) || !widening && !c.wall.room(0, false) {
-			return nil, errNoRoom
-		}
-		return l.playScenario(ctx, Scenario{Kind: p.overlap, Point: k, Label: points[k-1].Label, Of: n}, sched.Overlap{K: k})
-	}
-	leftFrom := -1 // the first overlap the wall budget had no room for
-	var playErr error
-	if len(lanes) > 1 {
-		inOrder(lanes, len(overlaps), overlap, func(i int, sr *ScenarioRun, err error) bool {
-			if errors.Is(err, errNoRoom) {
-				leftFrom = i
-				return false
-			}
-			if err != nil {
-				playErr = err
-				return false
-			}
-			keep(sr)
-			return !stop
-		})
-	} else {
-		for i := range overlaps {
-			if stop {
-				break
-			}
-			sr, err := overlap(c, i)
-			if errors.Is(err, errNoRoom) {
-				leftFrom = i
-				break
-			}
-			if err != nil {
-				playErr = err
-				break
-			}
-			keep(sr)
-		}
-	}
-	if playErr != nil {
-		return nil, playErr
-	}
-	if leftFrom >= 0 && !stop {
-		for _, k := range overlaps[leftFrom:] {
-			c.wall.leaveOut(Scenario{Kind: p.overlap, Point: k}.Token())
-		}
-	}
-	if stop || overlapsOnly {
-		return out, nil
-	}
-	// The interleavings under the wall budget: the first while it fits,
-	// the others while they fit with room kept for the kinds to come.
-	interleaved, cut := 0, false
-	roomFor := func() bool {
-		if cut {
-			return false
-		}
-		if interleaved == 0 && c.wall.room(0, false) || interleaved > 0 && c.wall.room(reserve, true) {
-			interleaved++
-			return true
-		}
-		cut = true
-		c.wall.cutShort("the interleavings", interleaved)
-		return false
-	}
-	eb := budget.explore(n)
-	if len(lanes) > 1 && eb.Runs >= 1 && eb.Choose(n, n) == sched.Sample {
-		sampler, draws := sched.NewSampler(eb, cc.scheduleSeed(), []int{n, n})
-		var roomMu sync.Mutex
-		inOrder(lanes, len(draws), func(l *checker, i int) (*ScenarioRun, error) {
-			roomMu.Lock()
-			ok := roomFor()
-			roomMu.Unlock()
-			if !ok {
-				return nil, errNoRoom
-			}
-			return l.playScenario(ctx, Scenario{Kind: p.interleaved, Of: n}, draws[i])
-		}, func(_ int, sr *ScenarioRun, err error) bool {
-			if errors.Is(err, errNoRoom) {
-				return false
-			}
-			if err != nil {
-				playErr = err
-				return false
-			}
-			t := sr.interleaving.trace
-			if !seen[t.Token()] {
-				keep(sr)
-				if stop {
-					return false
-				}
-			}
-			return sampler.Next(t)
-		})
-		if playErr != nil {
-			return nil, playErr
-		}
-		return out, nil
-	}
-	_, err = sched.Explore(eb, cc.scheduleSeed(), []int{n, n}, func(ch sched.Chooser) (*sched.Trace, error) {
-		if !roomFor() {
-			return nil, sched.Stop
-		}
-		sr, err := c.playScenario(ctx, Scenario{Kind: p.interleaved, Of: n}, ch)
-		if err != nil {
-			return nil, err
-		}
-		t := sr.interleaving.trace
-		if seen[t.Token()] {
-			return t, nil
-		}
-		keep(sr)
-		if stop {
-			return t, sched.Stop
-		}
-		return t, nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return explore.Pair[*checker, *ScenarioRun]{
+		Own:   c,
+		Lanes: lanes,
+		N:     n,
+
+		Overlaps: overlaps,
+		// Inside rapid.Check every drawn input runs a whole check: only the
+		// overlaps run there, unless WithBudget asks for more.
+		OverlapsOnly: p.overlapsOnly || (c.cfg.pick != nil && cc.budget == nil),
+		Budget:       budget.explore(n),
+		Seed:         cc.scheduleSeed(),
+		All:          cc.all,
+
+		Wall:    c.wall,
+		Reserve: reserve,
+
+		Overlap: func(l *checker, k int) (*ScenarioRun, error) {
+			return l.playScenario(ctx, Scenario{Kind: p.overlap, Point: k, Label: points[k-1].Label, Of: n}, sched.Overlap{K: k})
+		},
+		Interleave: func(l *checker, ch sched.Chooser) (*ScenarioRun, error) {
+			return l.playScenario(ctx, Scenario{Kind: p.interleaved, Of: n}, ch)
+		},
+		Trace: func(sr *ScenarioRun) *sched.Trace { return sr.interleaving.trace },
+		Broke: func(sr *ScenarioRun) bool { return compareRun(ref, sr, c.cfg) != nil },
+		OverlapToken: func(k int) string {
+			return Scenario{Kind: p.overlap, Point: k}.Token()
+		},
+	}.Run()
 }
 
 // parseConcurrentToken turns a replay token into its scenario and schedule.

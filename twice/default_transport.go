@@ -50,7 +50,7 @@ func (attemptHTTP) RoundTrip(req *http.Request) (*http.Response, error) {
 	if a == nil || a.throughDefault == nil {
 		return nil, http.ErrSkipAltProtocol
 	}
-	return a.throughDefault.RoundTrip(a.baseURLs.named(req)) // baseurl.go: a base URL's server is its host
+	return a.throughDefault.RoundTrip(a.baseURLs.Named(req)) // baseurl.go: a base URL's server is its host
 }
 
 // loopbackTransport sends an attempt's requests to the test's own loopback

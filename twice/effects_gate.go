@@ -7,6 +7,7 @@ import (
 
 	"github.com/twicekit/twicekit/effects"
 	"github.com/twicekit/twicekit/faults"
+	"github.com/twicekit/twicekit/internal/baseurl"
 	"github.com/twicekit/twicekit/internal/inject"
 )
 
@@ -91,8 +92,8 @@ func (c *checker) addHandles(w *inject.Worker) error {
 		http:     router.Client(),
 	}
 	h.baseURLs = newBaseURLs(c, h.http.Transport, router.Hosts())
-	h.http.Transport = namingTransport{rt: h.http.Transport, b: h.baseURLs}
-	c.onClose(h.baseURLs.close)
+	h.http.Transport = baseurl.Transport{RT: h.http.Transport, B: h.baseURLs}
+	c.onClose(h.baseURLs.Close)
 	c.onClose(h.http.CloseIdleConnections)
 	if h.fakes, err = c.serveFakes(g); err != nil {
 		return err

@@ -7,10 +7,9 @@ import (
 	"net"
 	"sort"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/twicekit/twicekit/effects"
+	"github.com/twicekit/twicekit/internal/fakeserve"
 )
 
 // ServeFake serves a fake of any protocol to every attempt: each worker of the check gets a
@@ -120,26 +119,13 @@ func (c *FakeConn) Effect(ctx context.Context, kind, key string, payload any, do
 // fakeTrouble collects what went wrong with the fakes of a check and its
 // lanes (an unknown name, a serve that panicked or did not return): the
 // check's error once it closed (Check).
-type fakeTrouble struct {
-	mu   sync.Mutex
-	seen map[string]bool
-	list []string
-}
+type fakeTrouble struct{ fakeserve.Trouble }
 
 func (t *fakeTrouble) add(s string) {
 	if t == nil {
 		return
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.seen[s] {
-		return
-	}
-	if t.seen == nil {
-		t.seen = map[string]bool{}
-	}
-	t.seen[s] = true
-	t.list = append(t.list, s)
+	t.Add(s)
 }
 
 // err is the check's error, nil when nothing went wrong.
@@ -147,16 +133,16 @@ func (t *fakeTrouble) err() error {
 	if t == nil {
 		return nil
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if len(t.list) == 0 {
+	list := t.List()
+	if len(list) == 0 {
 		return nil
 	}
-	return usage(errors.New(strings.Join(t.list, "\n")))
+	return usage(errors.New(strings.Join(list, "\n")))
 }
 
 // fakeServers are one worker's fakes: a listener per fake, and the
-// goroutines that serve their connections, all ended by close.
+// goroutines that serve their connections, all ended by close
+// (internal/fakeserve).
 type fakeServers struct {
 	addrs   map[string]string // the ServeFake fakes by name
 	smtp    string            // the SMTP server's (smtp.go)
@@ -164,121 +150,33 @@ type fakeServers struct {
 	gate    effects.Gate      // rec's gate
 	log     *effects.Log      // rec's log
 	trouble *fakeTrouble
-	ctx     context.Context
-	cancel  context.CancelFunc
-
-	mu        sync.Mutex
-	closed    bool
-	listeners []net.Listener
-	conns     map[net.Conn]struct{}
-	serving   map[string]int // connections being served, by what serves them
-	wg        sync.WaitGroup
-}
-
-func newFakeServers(g effects.Gate, log *effects.Log, trouble *fakeTrouble) *fakeServers {
-	ctx, cancel := context.WithCancel(context.Background())
-	return &fakeServers{addrs: map[string]string{}, rec: effects.NewRecorder(log, g), gate: g, log: log, trouble: trouble, ctx: ctx, cancel: cancel,
-		conns: map[net.Conn]struct{}{}, serving: map[string]int{}}
-}
-
-// listen serves serve on a new listener of its own and returns its address;
-// what names it in the check's errors ("ServeFake(\"sms\")", "a.SMTP").
-func (f *fakeServers) listen(what string, serve func(c *FakeConn)) (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", fmt.Errorf("twice: %s: no listener on 127.0.0.1: %w", what, err)
-	}
-	f.mu.Lock()
-	f.listeners = append(f.listeners, ln)
-	f.wg.Add(1)
-	f.mu.Unlock()
-	go f.accept(ln, what, serve)
-	return ln.Addr().String(), nil
-}
-
-func (f *fakeServers) accept(ln net.Listener, what string, serve func(c *FakeConn)) {
-	defer f.wg.Done()
-	for {
-		conn, err := ln.Accept()
-		if err != nil {
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				continue
-			}
-			return // closed
-		}
-		f.mu.Lock()
-		if f.closed {
-			f.mu.Unlock()
-			_ = conn.Close()
-			return
-		}
-		f.conns[conn] = struct{}{}
-		f.serving[what]++
-		f.wg.Add(1)
-		f.mu.Unlock()
-		go f.serveConn(conn, what, serve)
-	}
-}
-
-func (f *fakeServers) serveConn(conn net.Conn, what string, serve func(c *FakeConn)) {
-	defer f.wg.Done()
-	defer func() {
-		if p := recover(); p != nil {
-			f.trouble.add(fmt.Sprintf("twice: %s: the fake's serve function panicked: %v", what, p))
-		}
-		_ = conn.Close()
-		f.mu.Lock()
-		delete(f.conns, conn)
-		f.serving[what]--
-		f.mu.Unlock()
-	}()
-	serve(&FakeConn{Conn: conn, ctx: f.ctx, rec: f.rec, gate: f.gate, log: f.log})
+	srv     *fakeserve.Servers
 }
 
 // fakeCloseWait is how long the check waits for the serve functions to
 // return once it closed their connections.
 const fakeCloseWait = graceAfterCancel
 
+func newFakeServers(g effects.Gate, log *effects.Log, trouble *fakeTrouble) *fakeServers {
+	var t *fakeserve.Trouble
+	if trouble != nil {
+		t = &trouble.Trouble
+	}
+	return &fakeServers{addrs: map[string]string{}, rec: effects.NewRecorder(log, g), gate: g, log: log, trouble: trouble, srv: fakeserve.New(t, fakeCloseWait)}
+}
+
+// listen serves serve on a new listener of its own and returns its address;
+// what names it in the check's errors ("ServeFake(\"sms\")", "a.SMTP").
+func (f *fakeServers) listen(what string, serve func(c *FakeConn)) (string, error) {
+	return f.srv.Listen(what, func(conn net.Conn) {
+		serve(&FakeConn{Conn: conn, ctx: f.srv.Context(), rec: f.rec, gate: f.gate, log: f.log})
+	})
+}
+
 // close closes the listeners and the connections, ends the fakes' context
 // and waits (at most fakeCloseWait) for every serve to return; one that
 // does not is reported, not waited for.
-func (f *fakeServers) close() {
-	f.mu.Lock()
-	f.closed = true
-	for _, ln := range f.listeners {
-		_ = ln.Close()
-	}
-	for conn := range f.conns {
-		_ = conn.Close()
-	}
-	f.mu.Unlock()
-	f.cancel()
-	done := make(chan struct{})
-	go func() {
-		f.wg.Wait()
-		close(done)
-	}()
-	timer := time.NewTimer(fakeCloseWait)
-	defer timer.Stop()
-	select {
-	case <-done:
-		return
-	case <-timer.C:
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	var stuck []string
-	for what, n := range f.serving {
-		if n > 0 {
-			stuck = append(stuck, what)
-		}
-	}
-	sort.Strings(stuck)
-	for _, what := range stuck {
-		f.trouble.add(fmt.Sprintf("twice: %s: a serve function did not return within %s of the check closing its connection: return when a read or a write on the connection fails, or when c.Context() ends", what, fakeCloseWait))
-	}
-}
+func (f *fakeServers) close() { f.srv.Close() }
 
 // serveFakes makes a worker's fakes, the SMTP server and one listener per
 // ServeFake option, whose calls ask g (the worker's gate) and record in the

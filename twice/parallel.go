@@ -10,6 +10,7 @@ import (
 
 	"github.com/twicekit/twicekit/effects"
 	"github.com/twicekit/twicekit/internal/inject"
+	"github.com/twicekit/twicekit/internal/inorder"
 	"github.com/twicekit/twicekit/pgfixture"
 )
 
@@ -169,182 +170,34 @@ func (c *checker) newLane(ctx context.Context) (lane *checker, ok bool, err erro
 	return l, true, nil
 }
 
-// played is what a lane made of one planned scenario.
-type played struct {
-	sr      *ScenarioRun
-	finding *Finding
-	err     error
-	skipped bool // covered by an earlier crash point that kept every promise
-	// outOfTime: not played, the wall budget had no room left for it
-	// (wall.go).
-	outOfTime bool
-	// notStarted: not played, an earlier scenario hung or failed.
-	notStarted bool
-	done       chan struct{}
-}
+// played is what a lane made of one planned scenario (internal/inorder).
+type played = inorder.Played[ScenarioRun, Finding]
 
 // newPlayed makes what playAll fills in, one per planned scenario.
-func newPlayed(n int) []*played {
-	out := make([]*played, n)
-	for i := range out {
-		out[i] = &played{done: make(chan struct{})}
-	}
-	return out
-}
+func newPlayed(n int) []*played { return inorder.NewPlayed[ScenarioRun, Finding](n) }
 
 // playAll plays the planned scenarios that order lists (indexes into
 // scenarios and out), in that order, on the lanes, and fills in out what
-// each made. A lane takes the next scenario in order. A crash point covered
-// by an earlier one of the same world (coveredBy) waits for that one, which
-// order lists earlier or an earlier playAll played, and is played only if
-// it broke a promise, as the serial check decides. A scenario the wall
-// budget has no room for is not played (outOfTime). After a hung attempt or
-// an error no later scenario starts; those already started finish and are
-// dropped by the caller, and those never started are marked notStarted.
+// each made (inorder.Lanes.PlayAll). A crash point covered by an earlier
+// one of the same world (coveredBy) waits for that one and is played only
+// if it broke a promise, as the serial check decides. A scenario the wall
+// budget has no room for is not played (OutOfTime). After a hung attempt or
+// an error no later scenario starts.
 func (c *checker) playAll(ctx context.Context, lanes []*checker, ref *ScenarioRun, scenarios []Scenario, coveredBy []int, out []*played, order []int) {
-	var mu sync.Mutex
-	next, stopAt := 0, len(order)
-	take := func() int {
-		mu.Lock()
-		defer mu.Unlock()
-		if next >= len(order) || next > stopAt {
-			return -1
-		}
-		next++
-		return next - 1
-	}
-	stop := func(at int) {
-		mu.Lock()
-		stopAt = min(stopAt, at)
-		mu.Unlock()
-	}
-	var compareMu sync.Mutex // compareRun canonicalises the reference: one at a time
-	var wg sync.WaitGroup
-	for _, l := range lanes {
-		wg.Go(func() {
-			for at := take(); at >= 0; at = take() {
-				i := order[at]
-				p := out[i]
-				if k := coveredBy[i]; k >= 0 {
-					<-out[k].done
-					if out[k].outOfTime { // left out with the one that covers it
-						p.outOfTime = true
-						close(p.done)
-						continue
-					}
-					if out[k].err != nil || out[k].notStarted || out[k].finding == nil || out[k].sr.hung() {
-						p.skipped = true
-						close(p.done)
-						continue
-					}
-				}
-				if !c.wall.room(0, false) {
-					p.outOfTime = true
-					close(p.done)
-					continue
-				}
-				p.sr, p.err = l.scenario(ctx, scenarios[i], playArgs{})
-				if p.err == nil {
-					compareMu.Lock()
-					p.finding = compareRun(ref, p.sr, c.cfg)
-					compareMu.Unlock()
-				}
-				if p.err != nil || p.sr.hung() {
-					stop(at)
-				}
-				close(p.done)
-				if p.err != nil || p.sr.hung() {
-					return // this lane's worker may still hold the hung attempt
-				}
-			}
-		})
-	}
-	wg.Wait()
-	for _, i := range order[min(next, len(order)):] {
-		out[i].notStarted = true
-		close(out[i].done)
-	}
+	inorder.Lanes[*checker, ScenarioRun, Finding]{
+		Lanes:     lanes,
+		CoveredBy: coveredBy,
+		Room:      func() bool { return c.wall.Room(0, false) },
+		Play: func(l *checker, i int) (*ScenarioRun, error) {
+			return l.scenario(ctx, scenarios[i], playArgs{})
+		},
+		Compare: func(sr *ScenarioRun) *Finding { return compareRun(ref, sr, c.cfg) },
+		Hung:    (*ScenarioRun).hung,
+	}.PlayAll(out, order)
 }
 
 // stopped reports whether a scenario of out hung or failed to play: no
 // later scenario may start.
 func stopped(out []*played, order []int) bool {
-	for _, i := range order {
-		if p := out[i]; p.err != nil || (p.sr != nil && p.sr.hung()) {
-			return true
-		}
-	}
-	return false
-}
-
-// inOrder plays items 0..n-1 on the lanes, each lane taking the next item
-// in order, and folds each outcome in order, as soon as it and every
-// earlier one are in: the fold sees what a serial loop would see. When fold
-// returns false, no later item starts, and the outcomes of those already
-// started are dropped. It returns once every lane is idle.
-func inOrder[T any](lanes []*checker, n int, play func(l *checker, i int) (T, error), fold func(i int, v T, err error) bool) {
-	type outcome struct {
-		v   T
-		err error
-	}
-	results := make([]outcome, n)
-	done := make([]chan struct{}, n)
-	for i := range done {
-		done[i] = make(chan struct{})
-	}
-	var mu sync.Mutex
-	next, stopped := 0, false
-	take := func() int {
-		mu.Lock()
-		defer mu.Unlock()
-		if stopped || next >= n {
-			return -1
-		}
-		next++
-		return next - 1
-	}
-	var wg sync.WaitGroup
-	for _, l := range lanes {
-		wg.Go(func() {
-			for i := take(); i >= 0; i = take() {
-				v, err := play(l, i)
-				results[i] = outcome{v, err}
-				close(done[i])
-			}
-		})
-	}
-	for i := range n {
-		<-done[i]
-		if !fold(i, results[i].v, results[i].err) {
-			break
-		}
-	}
-	mu.Lock()
-	stopped = true
-	mu.Unlock()
-	wg.Wait()
-}
-
-// coveredBy is, for each planned scenario, the index of the earlier crash
-// point that leaves the same world (-1: none, or not a crash point, or the
-// cache is off), as crashCache decides it.
-func coveredBy(scenarios []Scenario, prints *worldPrints) []int {
-	out := make([]int, len(scenarios))
-	first := map[string]int{}
-	for i, s := range scenarios {
-		out[i] = -1
-		if prints == nil || s.Kind != CrashBefore {
-			continue
-		}
-		w := prints.at(s.Point)
-		if w == "" {
-			continue
-		}
-		if k, seen := first[w]; seen {
-			out[i] = k
-			continue
-		}
-		first[w] = i
-	}
-	return out
+	return inorder.Stopped(out, order, (*ScenarioRun).hung)
 }

@@ -73,7 +73,7 @@ func TestAWatchedCheckSaysWhereItStands(t *testing.T) {
 	}
 	tb := &deadlineTB{deadline: time.Now().Add(time.Hour + 50*time.Millisecond), logged: make(chan struct{})}
 	out := &signalWriter{written: make(chan struct{})}
-	w := watchSettings{every: 20 * time.Millisecond, margin: time.Hour, stderr: out}
+	w := watchSettings{Every: 20 * time.Millisecond, Margin: time.Hour, Stderr: out}
 	ok := make(chan bool, 1)
 	go func() {
 		ok <- assertWatched(tb, tb.Fatalf, job, []Option{Only("sequential"), WithoutConcurrency("not needed here")}, w, publishing{})

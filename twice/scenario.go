@@ -9,6 +9,7 @@ import (
 
 	"github.com/twicekit/twicekit/faults"
 	"github.com/twicekit/twicekit/internal/inject"
+	"github.com/twicekit/twicekit/internal/thin"
 )
 
 // ScenarioKind says how the queue misbehaves in a scenario. Each kind is
@@ -385,21 +386,21 @@ type planning struct {
 // plan lists the scenarios for a reference run with these points: each
 // kind's, in the table's order, the per-job kinds first and then, for every
 // effect point, the per-effect kinds. Under the quick and default budgets a
-// long job's crash points are thinned (see keepPoints); crashes records how
+// long job's crash points are thinned (see thin.KeepPoints); crashes records how
 // many were kept.
-func plan(steps []faults.Step, cfg *config, crashes *leftOut) ([]Scenario, error) {
+func plan(steps []faults.Step, cfg *config, crashes *thin.LeftOut) ([]Scenario, error) {
 	n := len(steps)
-	p := planning{cfg: cfg, steps: steps, crashPoints: keepPoints(steps, n, 0), loseReplies: true}
+	p := planning{cfg: cfg, steps: steps, crashPoints: thin.KeepPoints(steps, n, 0), loseReplies: true}
 	if cfg.only == "" {
 		b, err := cfg.conc.resolveBudget()
 		if err != nil {
 			return nil, usage(err)
 		}
-		p.crashPoints = keepPoints(steps, n, b.CrashPoints)
+		p.crashPoints = thin.KeepPoints(steps, n, b.CrashPoints)
 		p.loseReplies = b.StatementRepliesLost || cfg.loseReplies
-		crashes.budget = b.Name
+		crashes.Budget = b.Name
 	}
-	crashes.crashes, crashes.crashPoints = len(p.crashPoints), n
+	crashes.Crashes, crashes.CrashPoints = len(p.crashPoints), n
 	var all []Scenario
 	add := func(ss []Scenario) {
 		for _, s := range ss {

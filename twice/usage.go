@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/twicekit/twicekit/concurrent"
+	"github.com/twicekit/twicekit/internal/reportfmt"
 )
 
 // usageError is an error the user made in the check's options or the
@@ -33,15 +34,7 @@ func isUsage(err error) bool {
 
 // count says n things with the noun agreeing: "1 point", "2 points",
 // "5 deliveries".
-func count(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	if stem, ok := strings.CutSuffix(noun, "y"); ok && !strings.HasSuffix(stem, "a") && !strings.HasSuffix(stem, "e") {
-		return fmt.Sprintf("%d %sies", n, stem)
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
+func count(n int, noun string) string { return reportfmt.Count(n, noun) }
 
 // maxListedInterleavings is how many interleavings Only's error lists by
 // token; past it, it says how many there are and shows the first and the

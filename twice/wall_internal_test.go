@@ -29,11 +29,3 @@ func TestWallOrderPlaysEveryKindsFirstScenarioFirst(t *testing.T) {
 	require.Equal(t, []string{"sequential", "crash@1", "crash@end", "duplicate-enqueue", "crash-after@2", "reply-lost@2"}, tokens(firsts))
 	require.Equal(t, []string{"crash@2", "crash-after@3", "reply-lost@3", "crash@3"}, tokens(rest))
 }
-
-// TestANilWallClockIsNoBound: without a wall budget every scenario has
-// room, and nothing is said left out.
-func TestANilWallClockIsNoBound(t *testing.T) {
-	var w *wallClock
-	require.True(t, w.room(1000, true))
-	require.Empty(t, w.leftText(nil))
-}

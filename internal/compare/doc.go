@@ -6,7 +6,9 @@
 // two clean runs (Varying, varying.go). It owns generated keys, compared up
 // to renaming, and their copies elsewhere (KeyCopies, generatedkeys.go). It
 // owns JSON compared leaf by leaf (json.go). It owns the hints a diff
-// explains itself with: times, JSON paths, the rows of generated keys.
+// explains itself with: times, JSON paths, the rows of generated keys, and
+// a worker's own record of its deliveries when only its columns differ
+// (DeliveryRecordHints, deliveryrecord.go).
 //
 // It also owns the text of findings made the same from run to run.
 // KeyAliases names the Idempotency-Keys the reference never sent (keys.go).

@@ -15,7 +15,9 @@
 // field for field (json.go). It merges the JSON reports of a check's
 // shards into one, in the order the unsharded check plays them, and writes
 // the merged Markdown (merge.go). It draws a run as a Mermaid sequence
-// diagram for the Markdown report (mermaid.go).
+// diagram for the Markdown report (mermaid.go). It says which attempts of
+// a concurrent scenario were stuck and where each was, and names the lock a
+// returned attempt's session still held (stuck.go).
 // It writes a check's report files under names no other check of the run
 // has, and GitHub Actions' annotation and step summary (publish.go).
 //

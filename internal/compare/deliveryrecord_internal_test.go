@@ -1,4 +1,4 @@
-package twice
+package compare
 
 import (
 	"testing"
@@ -18,8 +18,8 @@ func TestTheDeliveryRecordHintNeedsRecordColumnsOnly(t *testing.T) {
 	diff := func(want, got pgfixture.Row) []pgfixture.TableDiff {
 		return []pgfixture.TableDiff{{Table: "customers", Missing: []pgfixture.Row{want}, Extra: []pgfixture.Row{got}}}
 	}
-	require.Nil(t, deliveryRecordHints(diff(row("77", "1", "50"), row("77", "1", "100"))))
-	require.Nil(t, deliveryRecordHints(diff(row("77", "1", "50"), row("77", "2", "100"))))
-	require.Len(t, deliveryRecordHints(diff(row("77", "1", "50"), row("77", "2", "50"))), 1)
-	require.Contains(t, deliveryRecordHints(diff(row("77", "1", "50"), row("77", "2", "50")))[0], `twice.IgnoreColumns("customers.attempts")`)
+	require.Nil(t, DeliveryRecordHints(diff(row("77", "1", "50"), row("77", "1", "100"))))
+	require.Nil(t, DeliveryRecordHints(diff(row("77", "1", "50"), row("77", "2", "100"))))
+	require.Len(t, DeliveryRecordHints(diff(row("77", "1", "50"), row("77", "2", "50"))), 1)
+	require.Contains(t, DeliveryRecordHints(diff(row("77", "1", "50"), row("77", "2", "50")))[0], `twice.IgnoreColumns("customers.attempts")`)
 }

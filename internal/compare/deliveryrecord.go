@@ -1,21 +1,20 @@
-package twice
+package compare
 
 import (
 	"fmt"
 	"slices"
 	"strings"
 
-	"github.com/twicekit/twicekit/internal/compare"
 	"github.com/twicekit/twicekit/pgfixture"
 )
 
-// deliveryRecordHints names a worker's own record of its deliveries: when
+// DeliveryRecordHints names a worker's own record of its deliveries: when
 // every table of the diff differs from the clean run only in columns named
 // as such a record is (an attempt count, a retry count, the last error),
 // the finding says that those columns are all that differ, names them, and
 // names the option that leaves them out. Such columns differ after a
 // redelivery in production too; whether that matters is the app's call.
-func deliveryRecordHints(diff []pgfixture.TableDiff) []string {
+func DeliveryRecordHints(diff []pgfixture.TableDiff) []string {
 	var cols []string
 	for _, d := range diff {
 		differ, ok := onlyColumnsDiffer(d)
@@ -50,11 +49,11 @@ func onlyColumnsDiffer(d pgfixture.TableDiff) ([]string, bool) {
 	cols := d.Missing[0].Columns
 	var mask []int
 	for i := range cols {
-		if !slices.Equal(compare.ColumnValues(d.Missing, i), compare.ColumnValues(d.Extra, i)) {
+		if !slices.Equal(ColumnValues(d.Missing, i), ColumnValues(d.Extra, i)) {
 			mask = append(mask, i)
 		}
 	}
-	if len(mask) == 0 || len(mask) == len(cols) || !slices.Equal(compare.MaskedRows(d.Missing, mask), compare.MaskedRows(d.Extra, mask)) {
+	if len(mask) == 0 || len(mask) == len(cols) || !slices.Equal(MaskedRows(d.Missing, mask), MaskedRows(d.Extra, mask)) {
 		return nil, false
 	}
 	out := make([]string, len(mask))

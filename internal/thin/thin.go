@@ -1,4 +1,11 @@
-package twice
+// Package thin chooses which points of a long job a budget plays: the first
+// and the last, every transaction boundary, effect and explicit point, then
+// others spread evenly between them (KeepPoints). LeftOut says in the
+// report's words what a budget left out, and how to run it all.
+//
+// twice keeps the budgets themselves ([twice.Budget]) and plans the crash
+// and overlap scenarios at the points kept.
+package thin
 
 import (
 	"fmt"
@@ -22,10 +29,10 @@ func anchorPoint(s faults.Step) bool {
 	return false
 }
 
-// keepPoints chooses, deterministically, at most limit of the points 1..n
+// KeepPoints chooses, deterministically, at most limit of the points 1..n
 // (more only when the anchors alone are more): the first and the last, every
 // anchor, then others spread evenly between them. limit <= 0 keeps all.
-func keepPoints(steps []faults.Step, n, limit int) []int {
+func KeepPoints(steps []faults.Step, n, limit int) []int {
 	all := make([]int, 0, n)
 	for i := 1; i <= n; i++ {
 		all = append(all, i)
@@ -59,23 +66,24 @@ func keepPoints(steps []faults.Step, n, limit int) []int {
 	return out
 }
 
-// leftOut says what a budget left out of a long job, and how to run it all.
-type leftOut struct {
-	budget                  string
-	crashes, crashPoints    int // crash points played, of how many
-	overlaps, overlapPoints int
+// LeftOut says what a budget left out of a long job, and how to run it all.
+type LeftOut struct {
+	Budget                  string
+	Crashes, CrashPoints    int // crash points played, of how many
+	Overlaps, OverlapPoints int
 }
 
-func (l leftOut) any() bool { return l.crashes < l.crashPoints || l.overlaps < l.overlapPoints }
+// Any reports whether the budget left out a crash or overlap point.
+func (l LeftOut) Any() bool { return l.Crashes < l.CrashPoints || l.Overlaps < l.OverlapPoints }
 
-func (l leftOut) String() string {
+func (l LeftOut) String() string {
 	var parts []string
-	if l.crashes < l.crashPoints {
-		parts = append(parts, fmt.Sprintf("crashes before %d of %d points", l.crashes, l.crashPoints))
+	if l.Crashes < l.CrashPoints {
+		parts = append(parts, fmt.Sprintf("crashes before %d of %d points", l.Crashes, l.CrashPoints))
 	}
-	if l.overlaps < l.overlapPoints {
-		parts = append(parts, fmt.Sprintf("overlaps at %d of %d points", l.overlaps, l.overlapPoints))
+	if l.Overlaps < l.OverlapPoints {
+		parts = append(parts, fmt.Sprintf("overlaps at %d of %d points", l.Overlaps, l.OverlapPoints))
 	}
 	return fmt.Sprintf("the %s budget ran %s (transaction boundaries, effects, the first and last points, and others spread evenly); -twice.budget=thorough runs them all",
-		l.budget, strings.Join(parts, " and "))
+		l.Budget, strings.Join(parts, " and "))
 }

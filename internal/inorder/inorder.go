@@ -1,0 +1,60 @@
+// Package inorder plays numbered items on lanes at once and folds their
+// outcomes in order, as a serial loop would see them (Play). twice's lanes
+// are its checkers, each on a database of its own; the items are the
+// overlaps and the sampled interleavings.
+//
+// It plays a check's planned sequential scenarios on the lanes in plan
+// order, and keeps what each made (planned.go). A covered one waits for
+// the one covering it and plays only if that one found something. None
+// starts past a hang, an error or the end of the wall budget.
+package inorder
+
+import "sync"
+
+// Play plays items 0..n-1 on the lanes, each lane taking the next item
+// in order, and folds each outcome in order, as soon as it and every
+// earlier one are in: the fold sees what a serial loop would see. When fold
+// returns false, no later item starts, and the outcomes of those already
+// started are dropped. It returns once every lane is idle.
+func Play[L, T any](lanes []L, n int, play func(l L, i int) (T, error), fold func(i int, v T, err error) bool) {
+	type outcome struct {
+		v   T
+		err error
+	}
+	results := make([]outcome, n)
+	done := make([]chan struct{}, n)
+	for i := range done {
+		done[i] = make(chan struct{})
+	}
+	var mu sync.Mutex
+	next, stopped := 0, false
+	take := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		if stopped || next >= n {
+			return -1
+		}
+		next++
+		return next - 1
+	}
+	var wg sync.WaitGroup
+	for _, l := range lanes {
+		wg.Go(func() {
+			for i := take(); i >= 0; i = take() {
+				v, err := play(l, i)
+				results[i] = outcome{v, err}
+				close(done[i])
+			}
+		})
+	}
+	for i := range n {
+		<-done[i]
+		if !fold(i, results[i].v, results[i].err) {
+			break
+		}
+	}
+	mu.Lock()
+	stopped = true
+	mu.Unlock()
+	wg.Wait()
+}
