@@ -254,12 +254,6 @@ func (k Kind) spec() (kindSpec, bool) {
 	return kinds[k], true
 }
 
-// Known reports whether the table describes the kind.
-func (k Kind) Known() bool {
-	_, ok := k.spec()
-	return ok
-}
-
 // Planned reports whether Plan plans the kind's scenarios (the reference
 // run and the concurrent kinds it does not).
 func (k Kind) Planned() bool {
