@@ -519,7 +519,7 @@ func (c *checker) scenario(ctx context.Context, s Scenario, how playArgs) (*Scen
 
 	c.cfg.progress.Start(c.job.Name, s.Token())
 	sr := &ScenarioRun{Scenario: s, numbers: map[string]int{}}
-	d, ok := s.Kind.spec()
+	play, ok := s.Kind.play()
 	if !ok {
 		return nil, fmt.Errorf("twice: internal error: no scenario kind %d", int(s.Kind))
 	}
@@ -544,7 +544,7 @@ func (c *checker) scenario(ctx context.Context, s Scenario, how playArgs) (*Scen
 		}
 		watch = c.watchSessions(ctx)
 	}
-	err := d.play(c, ctx, sr, how)
+	err := play(c, ctx, sr, how)
 	if err == nil {
 		c.playNextRun(ctx, sr)
 		c.workFollowUps(ctx, sr) // followups.go

@@ -2,13 +2,11 @@ package twice
 
 import (
 	"context"
-	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/twicekit/twicekit/faults"
 	"github.com/twicekit/twicekit/internal/inject"
+	"github.com/twicekit/twicekit/internal/scenarios"
 	"github.com/twicekit/twicekit/internal/thin"
 )
 
@@ -98,234 +96,58 @@ type Scenario struct {
 	beforeAck int
 }
 
-// kindSpec is everything about one scenario kind.
-type kindSpec struct {
-	// name is the kind's name in the JSON report.
-	name string
-	// token is the scenario's token, as -twice.run takes it and as
-	// parseToken reads it back.
-	token func(s Scenario) string
-	// words say in a sentence what the queue did; label is the label of the
-	// point the fault struck in the run the words describe.
-	words func(s Scenario, label string) string
-	// perEffect: plan makes this kind's scenarios once for every effect
-	// point of the reference run (at is that point), not once per job.
-	perEffect bool
-	// plan lists this kind's scenarios (nil: the reference run, or the
-	// concurrent kinds, which the exploration in concurrent.go plans).
-	plan func(p planning, at faults.Step) []Scenario
-	// play delivers the job as the scenario says, on the database reset and
-	// seeded.
-	play func(c *checker, ctx context.Context, sr *ScenarioRun, how playArgs) error
-}
+// playFunc delivers the job as the scenario says, on the database reset
+// and seeded.
+type playFunc func(c *checker, ctx context.Context, sr *ScenarioRun, how playArgs) error
 
-// kinds describes every scenario kind, in the order plan lists them.
-var kinds = [...]kindSpec{
-	Once: {
-		name:  "once",
-		token: func(Scenario) string { return "once" },
-		words: func(Scenario, string) string { return "the reference run (one clean delivery)" },
-		play: func(c *checker, ctx context.Context, sr *ScenarioRun, how playArgs) error {
-			c.deliverReference(ctx, sr, how.wait)
-			return nil
-		},
+// kinds says how every scenario kind is played, the kinds in the order of
+// internal/scenarios, which describes the rest of each (its name, token,
+// words and how it is planned).
+var kinds = [...]playFunc{
+	Once: func(c *checker, ctx context.Context, sr *ScenarioRun, how playArgs) error {
+		c.deliverReference(ctx, sr, how.wait)
+		return nil
 	},
-	AckLost: {
-		name:  "ack-lost",
-		token: func(Scenario) string { return "sequential" },
-		words: func(Scenario, string) string {
-			return "sequential: the ack was lost and the same job was delivered again"
-		},
-		plan: func(p planning, _ faults.Step) []Scenario { return []Scenario{{Kind: AckLost}} },
-		play: func(c *checker, ctx context.Context, sr *ScenarioRun, _ playArgs) error {
-			if c.deliverLosingAck(ctx, sr, job1) {
-				c.deliver(ctx, sr, job1, delivery{})
-			}
-			return nil
-		},
+	AckLost: func(c *checker, ctx context.Context, sr *ScenarioRun, _ playArgs) error {
+		if c.deliverLosingAck(ctx, sr, job1) {
+			c.deliver(ctx, sr, job1, delivery{})
+		}
+		return nil
 	},
-	CrashBefore: {
-		name:  "crash-before",
-		token: func(s Scenario) string { return "crash@" + strconv.Itoa(s.Point) },
-		words: func(s Scenario, label string) string {
-			if s.afterAck {
-				d := fmt.Sprintf("crash after the ack, before point %d of %d", s.Point, s.Of)
-				if label != "" {
-					d += " (" + label + ")"
-				}
-				return d + ": the worker died after the ack, before the goroutine's work; the job was acked, so no redelivery"
-			}
-			d := fmt.Sprintf("crash before point %d of %d", s.Point, s.Of)
-			if label != "" {
-				d += " (" + label + ")"
-			}
-			return d + ", then redelivery"
-		},
-		plan: func(p planning, _ faults.Step) []Scenario {
-			var out []Scenario
-			for _, i := range p.crashPoints {
-				out = append(out, Scenario{Kind: CrashBefore, Point: i, Label: p.steps[i-1].Label, afterAck: p.steps[i-1].AfterAck})
-			}
-			return out
-		},
-		play: func(c *checker, ctx context.Context, sr *ScenarioRun, _ playArgs) error {
-			c.deliver(ctx, sr, job1, delivery{fault: inject.Plan{CrashBefore: sr.Scenario.Point}})
-			return nil
-		},
+	CrashBefore: func(c *checker, ctx context.Context, sr *ScenarioRun, _ playArgs) error {
+		c.deliver(ctx, sr, job1, delivery{fault: inject.Plan{CrashBefore: sr.Scenario.Point}})
+		return nil
 	},
-	CrashAfterLast: {
-		name:  "crash-after-last",
-		token: func(Scenario) string { return "crash@end" },
-		words: func(s Scenario, _ string) string {
-			if s.beforeAck > 0 {
-				return fmt.Sprintf("crash after point %d of %d, the last before the ack, then redelivery", s.beforeAck, s.Of)
-			}
-			return fmt.Sprintf("crash after the last point (%d of %d), before the ack, then redelivery", s.Of, s.Of)
-		},
-		plan: func(p planning, _ faults.Step) []Scenario {
-			s := Scenario{Kind: CrashAfterLast}
-			if n := pointsBeforeAck(p.steps); n < len(p.steps) {
-				s.beforeAck = n
-			}
-			return []Scenario{s}
-		},
-		play: func(c *checker, ctx context.Context, sr *ScenarioRun, _ playArgs) error {
-			c.deliver(ctx, sr, job1, delivery{crashAfterReturn: true})
-			return nil
-		},
+	CrashAfterLast: func(c *checker, ctx context.Context, sr *ScenarioRun, _ playArgs) error {
+		c.deliver(ctx, sr, job1, delivery{crashAfterReturn: true})
+		return nil
 	},
-	DuplicateEnqueue: {
-		name:  "duplicate-enqueue",
-		token: func(Scenario) string { return "duplicate-enqueue" },
-		words: func(Scenario, string) string {
-			return "duplicate enqueue: the producer enqueued the same payload twice, under two job IDs"
-		},
-		plan: func(p planning, _ faults.Step) []Scenario {
-			if p.cfg.dupEnqueueOff != "" {
-				return nil
-			}
-			return []Scenario{{Kind: DuplicateEnqueue}}
-		},
-		play: func(c *checker, ctx context.Context, sr *ScenarioRun, _ playArgs) error {
-			if c.deliver(ctx, sr, job1, delivery{}) {
-				c.deliver(ctx, sr, job2, delivery{})
-			}
-			return nil
-		},
+	DuplicateEnqueue: func(c *checker, ctx context.Context, sr *ScenarioRun, _ playArgs) error {
+		if c.deliver(ctx, sr, job1, delivery{}) {
+			c.deliver(ctx, sr, job2, delivery{})
+		}
+		return nil
 	},
-	CrashAfterApply: {
-		name:  "crash-after-apply",
-		token: func(s Scenario) string { return "crash-after@" + strconv.Itoa(s.Point) },
-		words: func(s Scenario, label string) string {
-			if s.afterAck {
-				return fmt.Sprintf("crash after point %d of %d was applied (%s), after the ack: the worker died before the goroutine heard back; the job was acked, so no redelivery", s.Point, s.Of, label)
-			}
-			return fmt.Sprintf("crash after point %d of %d was applied (%s), before the job heard back, then redelivery", s.Point, s.Of, label)
-		},
-		perEffect: true,
-		plan: func(p planning, at faults.Step) []Scenario {
-			return []Scenario{{Kind: CrashAfterApply, Point: at.Index, Label: at.Label, afterAck: at.AfterAck}}
-		},
-		play: func(c *checker, ctx context.Context, sr *ScenarioRun, _ playArgs) error {
-			c.deliver(ctx, sr, job1, delivery{fault: inject.Plan{CrashAfter: sr.Scenario.Point}})
-			return nil
-		},
+	CrashAfterApply: func(c *checker, ctx context.Context, sr *ScenarioRun, _ playArgs) error {
+		c.deliver(ctx, sr, job1, delivery{fault: inject.Plan{CrashAfter: sr.Scenario.Point}})
+		return nil
 	},
-	ReplyLost: {
-		name:  "reply-lost",
-		token: func(s Scenario) string { return "reply-lost@" + strconv.Itoa(s.Point) },
-		words: func(s Scenario, label string) string {
-			return fmt.Sprintf("reply lost at point %d of %d (%s): applied, but the job saw a timeout", s.Point, s.Of, label)
-		},
-		perEffect: true,
-		plan: func(p planning, at faults.Step) []Scenario {
-			return []Scenario{{Kind: ReplyLost, Point: at.Index, Label: at.Label}}
-		},
-		play: func(c *checker, ctx context.Context, sr *ScenarioRun, _ playArgs) error {
-			c.deliver(ctx, sr, job1, delivery{fault: inject.Plan{LoseReply: sr.Scenario.Point}})
-			return nil
-		},
+	ReplyLost: func(c *checker, ctx context.Context, sr *ScenarioRun, _ playArgs) error {
+		c.deliver(ctx, sr, job1, delivery{fault: inject.Plan{LoseReply: sr.Scenario.Point}})
+		return nil
 	},
-	Redrive: {
-		name: "late-redrive",
-		token: func(s Scenario) string {
-			return "redrive-" + shortDuration(s.After) + "@" + strconv.Itoa(s.Point)
-		},
-		words: func(s Scenario, label string) string {
-			return fmt.Sprintf("late redrive: crash after point %d of %d was applied (%s), redriven after %s", s.Point, s.Of, label, shortDuration(s.After))
-		},
-		perEffect: true,
-		plan: func(p planning, at faults.Step) []Scenario {
-			var out []Scenario
-			for _, d := range p.cfg.redrives {
-				out = append(out, Scenario{Kind: Redrive, Point: at.Index, Label: at.Label, After: d})
-			}
-			return out
-		},
-		play: func(c *checker, ctx context.Context, sr *ScenarioRun, _ playArgs) error {
-			s := sr.Scenario
-			c.deliver(ctx, sr, job1, delivery{fault: inject.Plan{CrashAfter: s.Point}, redriveAfter: s.After})
-			return nil
-		},
+	Redrive: func(c *checker, ctx context.Context, sr *ScenarioRun, _ playArgs) error {
+		s := sr.Scenario
+		c.deliver(ctx, sr, job1, delivery{fault: inject.Plan{CrashAfter: s.Point}, redriveAfter: s.After})
+		return nil
 	},
-	Interleaved: {
-		name:  "concurrent",
-		token: func(s Scenario) string { return "concurrent:" + s.Schedule },
-		words: func(s Scenario, _ string) string {
-			return fmt.Sprintf("concurrent: two deliveries of the same job at once, interleaved %s (A is the first delivery, B the second)", s.Schedule)
-		},
-		play: playConcurrentKind,
-	},
-	Overlap: {
-		name:  "overlap",
-		token: func(s Scenario) string { return "overlap@" + strconv.Itoa(s.Point) },
-		words: func(s Scenario, _ string) string {
-			return fmt.Sprintf("overlap after point %d of %d: the visibility timeout ran out while the first delivery was there; a second delivery ran to the end, then the first resumed", s.Point, s.Of)
-		},
-		play: playConcurrentKind,
-	},
-	DuplicateOverlap: {
-		name:  "duplicate-overlap",
-		token: func(s Scenario) string { return "duplicate-overlap@" + strconv.Itoa(s.Point) },
-		words: func(s Scenario, _ string) string {
-			return fmt.Sprintf("concurrent duplicate enqueue: the producer enqueued the job twice and two workers took both copies at once; job-1 paused after point %d of %d while job-2 ran to the end, then job-1 resumed", s.Point, s.Of)
-		},
-		play: playDuplicateKind,
-	},
-	DuplicateInterleaved: {
-		name:  "duplicate-concurrent",
-		token: func(s Scenario) string { return "duplicate-concurrent:" + s.Schedule },
-		words: func(s Scenario, _ string) string {
-			return fmt.Sprintf("concurrent duplicate enqueue: the producer enqueued the job twice and two workers took both copies at once, interleaved %s (A is job-1, B job-2)", s.Schedule)
-		},
-		play: playDuplicateKind,
-	},
-	StatementReplyLost: {
-		name:  "statement-reply-lost",
-		token: func(s Scenario) string { return "sql-reply-lost@" + strconv.Itoa(s.Point) },
-		words: func(s Scenario, label string) string {
-			return fmt.Sprintf("reply lost at point %d of %d (%s): PostgreSQL applied and committed it, but the job saw a connection error", s.Point, s.Of, label)
-		},
-		// Once for every statement of the reference run that commits (an
-		// autocommit statement, a COMMIT) among the crash points the budget
-		// keeps, when the budget says StatementRepliesLost or the check
-		// asks with LoseStatementReplies.
-		plan: func(p planning, _ faults.Step) []Scenario {
-			if !p.loseReplies {
-				return nil
-			}
-			var out []Scenario
-			for _, i := range p.crashPoints {
-				if st := p.steps[i-1]; st.Commits() {
-					out = append(out, Scenario{Kind: StatementReplyLost, Point: i, Label: st.Label})
-				}
-			}
-			return out
-		},
-		play: func(c *checker, ctx context.Context, sr *ScenarioRun, _ playArgs) error {
-			c.deliver(ctx, sr, job1, delivery{fault: inject.Plan{LoseReply: sr.Scenario.Point}})
-			return nil
-		},
+	Interleaved:          playConcurrentKind,
+	Overlap:              playConcurrentKind,
+	DuplicateOverlap:     playDuplicateKind,
+	DuplicateInterleaved: playDuplicateKind,
+	StatementReplyLost: func(c *checker, ctx context.Context, sr *ScenarioRun, _ playArgs) error {
+		c.deliver(ctx, sr, job1, delivery{fault: inject.Plan{LoseReply: sr.Scenario.Point}})
+		return nil
 	},
 }
 
@@ -340,88 +162,56 @@ func playDuplicateKind(c *checker, ctx context.Context, sr *ScenarioRun, how pla
 	return c.playConcurrent(ctx, sr, duplicateJobs.jobs, how.chooser)
 }
 
-// spec is the kind's description; a kind outside the table has none.
-func (k ScenarioKind) spec() (kindSpec, bool) {
-	if k < 0 || int(k) >= len(kinds) || kinds[k].token == nil {
-		return kindSpec{}, false
+// play is how the kind is played; a kind outside the table has none.
+func (k ScenarioKind) play() (playFunc, bool) {
+	if k < 0 || int(k) >= len(kinds) || kinds[k] == nil {
+		return nil, false
 	}
 	return kinds[k], true
 }
 
 // String is the kind's name as the JSON report writes it ("crash-before").
-func (k ScenarioKind) String() string {
-	if d, ok := k.spec(); ok {
-		return d.name
-	}
-	return fmt.Sprintf("kind-%d", int(k))
-}
+func (k ScenarioKind) String() string { return scenarios.Kind(k).String() }
 
 // Token is the scenario's short name, as -twice.run takes it.
-func (s Scenario) Token() string {
-	if d, ok := s.Kind.spec(); ok {
-		return d.token(s)
-	}
-	return fmt.Sprintf("scenario(%d)", int(s.Kind))
-}
+func (s Scenario) Token() string { return s.internal().Token() }
 
 // Describe says in words what the queue did.
 func (s Scenario) Describe() string { return s.words(s.Label) }
 
 // words is Describe with the label of the point the fault struck in a run.
-func (s Scenario) words(label string) string {
-	if d, ok := s.Kind.spec(); ok {
-		return d.words(s, label)
-	}
-	return s.Token()
+func (s Scenario) words(label string) string { return s.internal().Words(label) }
+
+// internal is the scenario as internal/scenarios describes it.
+func (s Scenario) internal() scenarios.Scenario {
+	return scenarios.Scenario{Kind: scenarios.Kind(s.Kind), Point: s.Point, Label: s.Label, Of: s.Of, After: s.After, Schedule: s.Schedule, AfterAck: s.afterAck, BeforeAck: s.beforeAck}
 }
 
-// planning is what the planners of the kinds see.
-type planning struct {
-	cfg         *config
-	steps       []faults.Step // the reference run's points
-	crashPoints []int         // the crash points the budget keeps
-	loseReplies bool          // plan the statement reply-lost scenarios
+// scenarioOf is an internal/scenarios scenario as twice's.
+func scenarioOf(s scenarios.Scenario) Scenario {
+	return Scenario{Kind: ScenarioKind(s.Kind), Point: s.Point, Label: s.Label, Of: s.Of, After: s.After, Schedule: s.Schedule, afterAck: s.AfterAck, beforeAck: s.BeforeAck}
 }
 
-// plan lists the scenarios for a reference run with these points: each
-// kind's, in the table's order, the per-job kinds first and then, for every
-// effect point, the per-effect kinds. Under the quick and default budgets a
-// long job's crash points are thinned (see thin.KeepPoints); crashes records how
-// many were kept.
+// plan lists the scenarios for a reference run with these points
+// (scenarios.Plan). Under the quick and default budgets a long job's crash
+// points are thinned (see thin.KeepPoints); crashes records how many were
+// kept. With Only it keeps the scenario Only names.
 func plan(steps []faults.Step, cfg *config, crashes *thin.LeftOut) ([]Scenario, error) {
 	n := len(steps)
-	p := planning{cfg: cfg, steps: steps, crashPoints: thin.KeepPoints(steps, n, 0), loseReplies: true}
+	p := scenarios.Planning{Steps: steps, CrashPoints: thin.KeepPoints(steps, n, 0), LoseReplies: true, BeforeAck: pointsBeforeAck(steps), Redrives: cfg.redrives, DupEnqueueOff: cfg.dupEnqueueOff}
 	if cfg.only == "" {
 		b, err := cfg.conc.resolveBudget()
 		if err != nil {
 			return nil, usage(err)
 		}
-		p.crashPoints = thin.KeepPoints(steps, n, b.CrashPoints)
-		p.loseReplies = b.StatementRepliesLost || cfg.loseReplies
+		p.CrashPoints = thin.KeepPoints(steps, n, b.CrashPoints)
+		p.LoseReplies = b.StatementRepliesLost || cfg.loseReplies
 		crashes.Budget = b.Name
 	}
-	crashes.Crashes, crashes.CrashPoints = len(p.crashPoints), n
+	crashes.Crashes, crashes.CrashPoints = len(p.CrashPoints), n
 	var all []Scenario
-	add := func(ss []Scenario) {
-		for _, s := range ss {
-			s.Of = n
-			all = append(all, s)
-		}
-	}
-	for _, d := range kinds {
-		if d.plan != nil && !d.perEffect {
-			add(d.plan(p, faults.Step{}))
-		}
-	}
-	for _, st := range steps {
-		if st.Kind != faults.Effect {
-			continue
-		}
-		for _, d := range kinds {
-			if d.plan != nil && d.perEffect {
-				add(d.plan(p, st))
-			}
-		}
+	for _, s := range scenarios.Plan(p) {
+		all = append(all, scenarioOf(s))
 	}
 	if cfg.only == "" {
 		return all, nil
@@ -439,68 +229,13 @@ func plan(steps []faults.Step, cfg *config, crashes *thin.LeftOut) ([]Scenario, 
 	return nil, unknownOnly(cfg.only, n, len(concurrentPoints(steps)), tokens, cfg)
 }
 
-// parseToken reads a scenario's token back into its kind and arguments
-// (Point, After, Schedule); Of and Label come from the reference run.
-func parseToken(token string) (Scenario, error) {
-	at := func(prefix string) (int, bool) {
-		rest, ok := strings.CutPrefix(token, prefix)
-		if !ok {
-			return 0, false
-		}
-		n, err := strconv.Atoi(rest)
-		return n, err == nil && n >= 1 && strconv.Itoa(n) == rest
-	}
-	for k, d := range kinds {
-		if d.token == nil {
-			continue
-		}
-		kind := ScenarioKind(k)
-		if token == d.token(Scenario{Kind: kind}) && !strings.HasSuffix(token, "@0") && !strings.HasSuffix(token, ":") {
-			return Scenario{Kind: kind}, nil
-		}
-	}
-	switch {
-	case strings.HasPrefix(token, "concurrent:") && len(token) > len("concurrent:"):
-		return Scenario{Kind: Interleaved, Schedule: strings.TrimPrefix(token, "concurrent:")}, nil
-	case strings.HasPrefix(token, "duplicate-concurrent:") && len(token) > len("duplicate-concurrent:"):
-		return Scenario{Kind: DuplicateInterleaved, Schedule: strings.TrimPrefix(token, "duplicate-concurrent:")}, nil
-	case strings.HasPrefix(token, "redrive-"):
-		dur, point, ok := strings.Cut(strings.TrimPrefix(token, "redrive-"), "@")
-		d, err := time.ParseDuration(dur)
-		n, nerr := strconv.Atoi(point)
-		if ok && err == nil && nerr == nil && n >= 1 && d > 0 {
-			return Scenario{Kind: Redrive, Point: n, After: d}, nil
-		}
-	}
-	for _, k := range []ScenarioKind{CrashBefore, CrashAfterApply, ReplyLost, Overlap, DuplicateOverlap, StatementReplyLost} {
-		prefix := strings.TrimSuffix(kinds[k].token(Scenario{Kind: k}), "0")
-		if n, ok := at(prefix); ok {
-			return Scenario{Kind: k, Point: n}, nil
-		}
-	}
-	return Scenario{}, fmt.Errorf("twice: %q is not a scenario token (tokens look like once, sequential, crash@3, crash@end, duplicate-enqueue, crash-after@2, reply-lost@2, sql-reply-lost@1, redrive-48h@2, overlap@1, concurrent:A2B2A, duplicate-overlap@1, duplicate-concurrent:A2B2A)", token)
-}
-
-// isConcurrentToken tells the tokens of concurrent scenarios ("concurrent:…",
-// "overlap@…", and the concurrent duplicates' "duplicate-concurrent:…",
-// "duplicate-overlap@…") from the sequential ones.
-func isConcurrentToken(t string) bool {
-	return strings.HasPrefix(t, "concurrent:") || strings.HasPrefix(t, "overlap@") || isDuplicateToken(t)
-}
+// isConcurrentToken tells the tokens of concurrent scenarios from the
+// sequential ones (scenarios.IsConcurrentToken).
+func isConcurrentToken(t string) bool { return scenarios.IsConcurrentToken(t) }
 
 // isDuplicateToken tells the tokens of the concurrent duplicates.
-func isDuplicateToken(t string) bool {
-	return strings.HasPrefix(t, "duplicate-concurrent:") || strings.HasPrefix(t, "duplicate-overlap@")
-}
+func isDuplicateToken(t string) bool { return scenarios.IsDuplicateToken(t) }
 
 // shortDuration prints whole hours as "48h", whole minutes as "90m", and
 // anything else as Go does.
-func shortDuration(d time.Duration) string {
-	switch {
-	case d > 0 && d%time.Hour == 0:
-		return strconv.FormatInt(int64(d/time.Hour), 10) + "h"
-	case d > 0 && d%time.Minute == 0:
-		return strconv.FormatInt(int64(d/time.Minute), 10) + "m"
-	}
-	return d.String()
-}
+func shortDuration(d time.Duration) string { return scenarios.ShortDuration(d) }

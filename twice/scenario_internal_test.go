@@ -2,73 +2,51 @@ package twice
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/twicekit/twicekit/internal/scenarios"
 )
 
-// Every kind is described once, and every scenario's token reads back as
-// the same scenario.
-func TestEveryKindRoundTripsThroughItsToken(t *testing.T) {
-	examples := map[ScenarioKind]Scenario{
-		Once:             {Kind: Once},
-		AckLost:          {Kind: AckLost},
-		CrashBefore:      {Kind: CrashBefore, Point: 3},
-		CrashAfterLast:   {Kind: CrashAfterLast},
-		DuplicateEnqueue: {Kind: DuplicateEnqueue},
-		CrashAfterApply:  {Kind: CrashAfterApply, Point: 2},
-		ReplyLost:        {Kind: ReplyLost, Point: 12},
-		Redrive:          {Kind: Redrive, Point: 2, After: 48 * time.Hour},
-		Interleaved:      {Kind: Interleaved, Schedule: "A2B3A"},
-		Overlap:          {Kind: Overlap, Point: 1},
-
-		DuplicateOverlap:     {Kind: DuplicateOverlap, Point: 2},
-		DuplicateInterleaved: {Kind: DuplicateInterleaved, Schedule: "AB2A"},
-		StatementReplyLost:   {Kind: StatementReplyLost, Point: 4},
+// Every kind is played, and twice's kinds are internal/scenarios' kinds in
+// the same order: each kind's name is the internal kind's of the same
+// number, and a scenario converts there and back unchanged
+// (internal/scenarios checks the names, tokens and words themselves).
+func TestEveryKindIsPlayedAndAgreesWithInternalScenarios(t *testing.T) {
+	if len(kinds) != scenarios.NumKinds {
+		t.Fatalf("twice plays %d kinds, internal/scenarios describes %d", len(kinds), scenarios.NumKinds)
 	}
-	if len(examples) != len(kinds) {
-		t.Fatalf("the test covers %d kinds, the table has %d: add the new kind here", len(examples), len(kinds))
-	}
-	names := map[string]ScenarioKind{}
 	for k := range kinds {
 		kind := ScenarioKind(k)
-		d, ok := kind.spec()
-		if !ok || d.name == "" || d.words == nil || d.play == nil {
-			t.Errorf("kind %d: the table lacks its name, token, words or play", k)
+		if _, ok := kind.play(); !ok {
+			t.Errorf("kind %d: the table lacks its play", k)
 			continue
 		}
-		if other, dup := names[d.name]; dup {
-			t.Errorf("kinds %d and %d are both named %q", other, k, d.name)
+		if got, want := kind.String(), scenarios.Kind(k).String(); got != want || got == fmt.Sprintf("kind-%d", k) {
+			t.Errorf("kind %d: twice names it %q, internal/scenarios %q", k, got, want)
 		}
-		names[d.name] = kind
-		s, ok := examples[kind]
-		if !ok {
-			t.Errorf("kind %s has no example scenario in this test", kind)
-			continue
+		s := Scenario{Kind: kind, Point: 2, Label: "SELECT 1", Of: 5, After: 48 * time.Hour, Schedule: "AB2A", afterAck: true, beforeAck: 3}
+		if back := scenarioOf(s.internal()); back != s {
+			t.Errorf("kind %s: %+v converts back as %+v", kind, s, back)
 		}
-		tok := s.Token()
-		back, err := parseToken(tok)
-		if err != nil {
-			t.Errorf("%s: token %q does not read back: %v", kind, tok, err)
-			continue
+		if got, want := s.Describe(), s.internal().Describe(); got != want {
+			t.Errorf("kind %s: Describe() = %q, internal/scenarios says %q", kind, got, want)
 		}
-		if back != s {
-			t.Errorf("%s: token %q reads back as %+v, want %+v", kind, tok, back, s)
-		}
-		s.Of, s.Label = 5, "SELECT 1"
-		if w := s.Describe(); w == "" || strings.Contains(w, "scenario(") {
-			t.Errorf("%s: Describe() = %q", kind, w)
+	}
+	for name, k := range map[string]ScenarioKind{
+		"once": Once, "ack-lost": AckLost, "crash-before": CrashBefore, "crash-after-last": CrashAfterLast,
+		"duplicate-enqueue": DuplicateEnqueue, "crash-after-apply": CrashAfterApply, "reply-lost": ReplyLost,
+		"late-redrive": Redrive, "concurrent": Interleaved, "overlap": Overlap, "duplicate-overlap": DuplicateOverlap,
+		"duplicate-concurrent": DuplicateInterleaved, "statement-reply-lost": StatementReplyLost,
+	} {
+		if k.String() != name {
+			t.Errorf("%d.String() = %q, want %q", int(k), k.String(), name)
 		}
 	}
 	if got := (Scenario{Kind: ScenarioKind(len(kinds))}).Token(); got != fmt.Sprintf("scenario(%d)", len(kinds)) {
 		t.Errorf("a kind outside the table: Token() = %q", got)
 	}
-}
-
-func TestTokensThatAreNotScenarios(t *testing.T) {
-	for _, tok := range []string{"", "crash@0", "crash@x", "crash@-1", "crash@01", "overlap@", "concurrent:", "redrive-48h", "redrive-x@2", "twice", "crash-after@", "duplicate-overlap@0", "duplicate-concurrent:"} {
-		if s, err := parseToken(tok); err == nil {
-			t.Errorf("parseToken(%q) = %+v, want an error", tok, s)
-		}
+	if got := ScenarioKind(len(kinds)).String(); got != fmt.Sprintf("kind-%d", len(kinds)) {
+		t.Errorf("a kind outside the table: String() = %q", got)
 	}
 }

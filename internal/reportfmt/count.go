@@ -16,3 +16,12 @@ func Count(n int, noun string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
 }
+
+// CountText says a count that may be too large to read ("more than a
+// billion").
+func CountText(n int64) string {
+	if n >= 1_000_000_000 {
+		return "more than a billion"
+	}
+	return fmt.Sprint(n)
+}

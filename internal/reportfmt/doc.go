@@ -5,7 +5,8 @@
 // (printable.go). It draws Mermaid sequence diagrams: participants, lines,
 // a point as a message or a note, effect providers as participants
 // (mermaid.go). It escapes GitHub workflow commands and makes file names
-// safe (github.go).
+// safe (github.go). It says counts with their nouns agreeing, and counts too
+// large to read (count.go).
 //
 // twice walks a scenario's timeline and calls it; the writers themselves
 // (text, JSON, Markdown, publishing, shards) are still in twice.
