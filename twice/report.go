@@ -10,6 +10,7 @@ import (
 
 	"github.com/twicekit/twicekit/internal/report"
 	"github.com/twicekit/twicekit/internal/reportfmt"
+	"github.com/twicekit/twicekit/internal/shard"
 )
 
 // Report is the outcome of a check. Its findings' text is a deterministic
@@ -48,18 +49,18 @@ type Report struct {
 	concurrencyOff string
 	overlapsOff    string // WithoutOverlappingDeliveries
 	options        JSONOptions
-	stoppedEarly   string    // the scenarios left out after a hang, and why
-	leftOut        string    // what the budget left out of a long job
-	wallLeft       string    // what the wall budget left out: wall.go
-	wallNone       bool      // the wall budget left out every concurrent scenario
-	partialOK      string    // PartialCheck's reason: wall.go
-	covered        string    // the crash points covered by an earlier one with the same world
-	coveredN       int       // how many
-	keptNote       string    // what to know about KeptDatabase (local mode: it dies with the binary)
-	parallelNote   string    // why fewer scenarios played at once than asked (go test -v only)
-	lanes          int       // how many databases played the sequential scenarios
-	shard          *shardRun // the shard this check was, when sharded (shard.go)
-	drawn          []string  // under rapid: the tokens of the scenarios it drew (rapid.go)
+	stoppedEarly   string     // the scenarios left out after a hang, and why
+	leftOut        string     // what the budget left out of a long job
+	wallLeft       string     // what the wall budget left out: wall.go
+	wallNone       bool       // the wall budget left out every concurrent scenario
+	partialOK      string     // PartialCheck's reason: wall.go
+	covered        string     // the crash points covered by an earlier one with the same world
+	coveredN       int        // how many
+	keptNote       string     // what to know about KeptDatabase (local mode: it dies with the binary)
+	parallelNote   string     // why fewer scenarios played at once than asked (go test -v only)
+	lanes          int        // how many databases played the sequential scenarios
+	shard          *shard.Run // the shard this check was, when sharded (internal/shard)
+	drawn          []string   // under rapid: the tokens of the scenarios it drew (rapid.go)
 }
 
 // OK reports whether the check ran and every scenario kept every promise.
@@ -133,7 +134,7 @@ func (r *Report) notChecked() string {
 		s += "\n" + r.covered
 	}
 	s += r.followUpsNote() // followups.go
-	return s + r.shard.text()
+	return s + r.shard.Text()
 }
 
 // timeline prints the attempts of a scenario, one point a line.

@@ -183,7 +183,7 @@ func (r *Report) jsonReport() JSONReport {
 		c.Scenarios = append(c.Scenarios, report.JSONScenario{Token: s.Token(), Kind: s.Scenario.Kind.String(), Verdict: s.Verdict.String()})
 	}
 	if sh := r.shard; sh != nil {
-		c.Shard = &report.JSONShard{Index: sh.k, Of: sh.n, Planned: append([]string{}, sh.planned...), Concurrent: sh.concurrent}
+		c.Shard = &report.JSONShard{Index: sh.K, Of: sh.N, Planned: append([]string{}, sh.Planned...), Concurrent: sh.Concurrent}
 	}
 	return fromReport(report.JSON(c))
 }
