@@ -2,11 +2,7 @@ package twice
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
 
 	"github.com/twicekit/twicekit/internal/report"
 	"github.com/twicekit/twicekit/internal/reportfmt"
@@ -142,38 +138,5 @@ func timeline(sr *ScenarioRun) string { return report.Timeline(reportRun(sr)) }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-var (
-	pkgOnce sync.Once
-	pkgPath string
-)
-
-// packageArg is the test's package relative to where its go command is
-// typed ("./x/y"): its workspace's root, else its module root (see
-// commandRoot); "." when it cannot tell.
-func packageArg() string {
-	pkgOnce.Do(func() {
-		pkgPath = "."
-		wd, err := os.Getwd()
-		if err != nil {
-			return
-		}
-		if dir, ok := commandRoot(wd); ok {
-			if rel, err := filepath.Rel(dir, wd); err == nil && rel != "." {
-				pkgPath = "./" + filepath.ToSlash(rel)
-			}
-		}
-	})
-	return pkgPath
-}
-
 // replayLine is the one command that replays a scenario.
-func replayLine(testName, token string) string {
-	if testName == "" {
-		return "TWICE_RUN=" + token + " (the scenario's token; or pass twice.Only(\"" + token + "\"))"
-	}
-	parts := strings.Split(testName, "/")
-	for i, p := range parts {
-		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
-	}
-	return fmt.Sprintf("go test %s -run '%s' -twice.run=%s", packageArg(), strings.Join(parts, "/"), token)
-}
+func replayLine(testName, token string) string { return report.ReplayLine(testName, token) }

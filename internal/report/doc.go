@@ -20,6 +20,12 @@
 // returned attempt's session still held (stuck.go).
 // It writes a check's report files under names no other check of the run
 // has, and GitHub Actions' annotation and step summary (publish.go).
+// It sends a finished check's report where a Target says, finds the test's
+// line that asked for the check, and the directory a test binary's reports
+// go under (where.go). It writes the one command that replays a scenario,
+// the package named from the directory the go command is typed in: the
+// workspace's root, else the module's (commandroot.go). It writes the line
+// a passing check logs under go test -v, what it ran by kind (coverage.go).
 //
 // The report types users read (Report, JSONReport) stay in twice, whose
 // methods call it; twice converts its JSON types to the copies and back.
