@@ -1,7 +1,6 @@
 package twice
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/twicekit/twicekit/internal/report"
@@ -66,25 +65,11 @@ func (r *Report) OK() bool { return r.Err == nil && len(r.Findings) == 0 }
 // (WallBudget); it is "" when the check played every scenario it planned.
 // AssertIdempotent and ExpectIdempotent fail a partial check that found
 // nothing, unless PartialCheck says why it is enough.
-func (r *Report) Partial() string {
-	var parts []string
-	if r.wallNone {
-		parts = append(parts, "concurrent deliveries not checked: "+r.concurrencyOff)
-	}
-	if r.wallLeft != "" {
-		parts = append(parts, r.wallLeft)
-	}
-	return strings.Join(parts, "; ")
-}
+func (r *Report) Partial() string { return r.left().Partial() }
 
 // partialText is how AssertIdempotent and ExpectIdempotent fail a partial
 // check that found nothing.
-func (r *Report) partialText() string {
-	return fmt.Sprintf("twice: %s: the check is partial: no promise broken in %s, but the wall budget did not play every scenario%s\n\n"+
-		"A partial check is not a pass. Give the check room (TWICE_WALL=10m, -twice.wall=10m or twice.WallBudget(10*time.Minute); 0 for no bound), "+
-		"or, where a partial check is enough, say why with twice.PartialCheck(reason).",
-		reportfmt.Name(r.Job), count(len(r.Scenarios), "scenario"), r.notChecked())
-}
+func (r *Report) partialText() string { return r.left().PartialText(r.Job, len(r.Scenarios)) }
 
 // Tokens lists the scenarios that ran, in order.
 func (r *Report) Tokens() []string {
@@ -103,34 +88,17 @@ func (r *Report) String() string { return reportfmt.Text(r.text()) }
 func (r *Report) text() string { return report.Text(r.finished(false)) }
 
 // notChecked names the scenarios the check was told to skip, and why.
-func (r *Report) notChecked() string {
-	s := ""
-	if r.dupEnqueueOff != "" {
-		s += "\nduplicate enqueue not checked: " + r.dupEnqueueOff
+func (r *Report) notChecked() string { return r.left().NotChecked() }
+
+// left is what the check left out, as internal/report words it.
+func (r *Report) left() report.Left {
+	return report.Left{
+		DupEnqueueOff: r.dupEnqueueOff, ConcurrencyOff: r.concurrencyOff, OverlapsOff: r.overlapsOff,
+		StoppedEarly: r.stoppedEarly, LeftOut: r.leftOut, WallLeft: r.wallLeft, WallNone: r.wallNone,
+		PartialOK: r.partialOK, Covered: r.covered,
+		FollowUps: r.followUpsNote(), // followups.go
+		Shard:     r.shard.Text(),
 	}
-	if r.concurrencyOff != "" {
-		s += "\nconcurrent deliveries not checked: " + r.concurrencyOff
-	}
-	if r.overlapsOff != "" && r.concurrencyOff == "" {
-		s += "\noverlapping deliveries of one job not checked (two copies of it at once are): " + r.overlapsOff
-	}
-	if r.stoppedEarly != "" {
-		s += "\n" + r.stoppedEarly
-	}
-	if r.leftOut != "" {
-		s += "\n" + r.leftOut
-	}
-	if r.wallLeft != "" {
-		s += "\n" + r.wallLeft
-	}
-	if r.Partial() != "" && r.partialOK != "" {
-		s += "\na partial check is enough for this test (twice.PartialCheck): " + r.partialOK
-	}
-	if r.covered != "" {
-		s += "\n" + r.covered
-	}
-	s += r.followUpsNote() // followups.go
-	return s + r.shard.Text()
 }
 
 // timeline prints the attempts of a scenario, one point a line.
