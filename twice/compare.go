@@ -39,7 +39,7 @@ type Finding struct {
 func compareRun(ref, sr *ScenarioRun, cfg *config) *Finding {
 	sh := ref.varying
 	d := compare.Runs(sh, ref.keyCopies, ref.compared(), sr.compared(), cfg.policies)
-	want, got := d.Want, d.Got
+	got := d.Got
 	f := &Finding{
 		Scenario: sr.Scenario,
 		Database: d.Database,
@@ -56,14 +56,7 @@ func compareRun(ref, sr *ScenarioRun, cfg *config) *Finding {
 	if len(f.Database) == 0 && len(f.Effects) == 0 && len(f.Problems) == 0 {
 		return nil
 	}
-	f.Hints = effects.Diagnose(want.Effects(), got.Effects(), got.Rejected(sr.Rejected)...)
-	for _, m := range f.Effects {
-		f.Hints = append(f.Hints, effects.Explain(m))
-	}
-	f.Hints = append(f.Hints, sh.TimeHints(want, f.Database)...)
-	f.Hints = append(f.Hints, compare.DeliveryRecordHints(f.Database)...) // internal/compare/deliveryrecord.go
-	f.Hints = append(f.Hints, compare.JSONHints(want, f.Database)...)
-	f.Hints = append(f.Hints, compare.KeyHints(want, got, f.Database, f.Effects)...)
+	f.Hints = d.Hints(sh, sr.Rejected)
 	f.Hints = append(f.Hints, sessionStateHints(sr)...) // sessionstate.go
 	if h := cfg.leaseHint(sr.Scenario); h != "" {
 		f.Hints = append(f.Hints, h) // runner.go
@@ -145,21 +138,11 @@ func headline(f *Finding, sr *ScenarioRun, words func(Scenario, Happened, string
 // crashLabel is the label of the point the scenario's fault hit: the point a
 // crash refused, or the effect point whose apply or reply it struck.
 func crashLabel(sr *ScenarioRun) string {
+	var attempts []report.Attempt
 	for _, a := range sr.Attempts {
-		if a.Crashed && a.CrashAt.Index > 0 {
-			return a.CrashAt.Label
-		}
+		attempts = append(attempts, report.Attempt{Points: a.Points, CrashAt: a.CrashAt, Crashed: a.Crashed})
 	}
-	if p := sr.Scenario.Point; p > 0 {
-		for _, a := range sr.Attempts { // numbered across the deliveries that snoozed
-			for _, st := range a.Points {
-				if st.Index == p {
-					return st.Label
-				}
-			}
-		}
-	}
-	return ""
+	return report.CrashLabel(attempts, sr.Scenario.Point)
 }
 
 func attemptName(a AttemptRecord) string {

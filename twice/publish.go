@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"io"
-	"os"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -37,23 +36,9 @@ var (
 )
 
 func publishingFromEnv() publishing {
-	dir := *reportDirFlag
-	if dir == "" {
-		dir = os.Getenv("TWICE_REPORT_DIR")
-	}
-	if dir != "" {
-		dir = packageReportDir(dir)
-	}
-	return publishing{
-		dir:     dir,
-		actions: os.Getenv("GITHUB_ACTIONS") == "true",
-		summary: os.Getenv("GITHUB_STEP_SUMMARY"),
-		root:    os.Getenv("GITHUB_WORKSPACE"),
-		stdout:  os.Stdout,
-		verbose: verbose(),
-		names:   binaryReportNames,
-		failed:  &binaryPublishFail,
-	}
+	t := report.TargetFromEnv(*reportDirFlag)
+	return publishing{dir: t.Dir, actions: t.Actions, summary: t.Summary, root: t.Root, stdout: t.Stdout,
+		verbose: verbose(), names: binaryReportNames, failed: &binaryPublishFail}
 }
 
 // failedFirst reports whether this is the first report of the binary that

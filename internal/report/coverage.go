@@ -75,3 +75,9 @@ func CountText(n int64) string {
 	}
 	return fmt.Sprint(n)
 }
+
+// VaryingLine is what a verbose test logs about the values found to differ
+// between two clean runs of job.
+func VaryingLine(job string, varying []string) string {
+	return fmt.Sprintf("twice: %s: compared by shape (they differ between two clean runs): %s", job, strings.Join(varying, ", "))
+}

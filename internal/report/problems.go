@@ -166,3 +166,39 @@ func (h Headline) Text() string {
 	said += h.FollowUps
 	return strings.Join(promises, "; ") + ": " + said
 }
+
+// endNames name how an attempt ended, numbered as twice's AttemptEnd
+// constants, from 1.
+var endNames = []string{
+	1: "returned", 2: "returned error", 3: "crashed", 4: "crashed before the ack",
+	5: "panicked", 6: "called runtime.Goexit", 7: "hung", 8: "not delivered",
+}
+
+// EndName names the attempt's end e; "unknown" for none.
+func EndName(e int) string {
+	if e > 0 && e < len(endNames) {
+		return endNames[e]
+	}
+	return "unknown"
+}
+
+// CrashLabel is the label of the point a scenario's fault hit: the point
+// a crash refused, or the effect point (point, numbered across the
+// deliveries that snoozed; 0: none) whose apply or reply it struck.
+func CrashLabel(attempts []Attempt, point int) string {
+	for _, a := range attempts {
+		if a.Crashed && a.CrashAt.Index > 0 {
+			return a.CrashAt.Label
+		}
+	}
+	if point > 0 {
+		for _, a := range attempts {
+			for _, st := range a.Points {
+				if st.Index == point {
+					return st.Label
+				}
+			}
+		}
+	}
+	return ""
+}

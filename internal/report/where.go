@@ -24,6 +24,26 @@ type Target struct {
 	Stdout  io.Writer // where workflow commands (::error) go
 }
 
+// TargetFromEnv is where the environment sends reports: the report
+// directory dir (-twice.report), else TWICE_REPORT_DIR, under this test
+// binary's package (PackageReportDir); GitHub Actions' annotations and step
+// summary when GITHUB_ACTIONS is true. Names is left for the caller.
+func TargetFromEnv(dir string) Target {
+	if dir == "" {
+		dir = os.Getenv("TWICE_REPORT_DIR")
+	}
+	if dir != "" {
+		dir = PackageReportDir(dir)
+	}
+	return Target{
+		Dir:     dir,
+		Actions: os.Getenv("GITHUB_ACTIONS") == "true",
+		Summary: os.Getenv("GITHUB_STEP_SUMMARY"),
+		Root:    os.Getenv("GITHUB_WORKSPACE"),
+		Stdout:  os.Stdout,
+	}
+}
+
 // Publish writes the report where t says: its JSON (every check) and its
 // Markdown (failed checks) into the report directory; under GitHub Actions
 // an ::error annotation at the test's call site and the Markdown appended
