@@ -15,6 +15,7 @@ import (
 	"github.com/twicekit/twicekit/internal/inject"
 	"github.com/twicekit/twicekit/internal/sched"
 	"github.com/twicekit/twicekit/internal/sessionstate"
+	"github.com/twicekit/twicekit/internal/shard"
 	"github.com/twicekit/twicekit/internal/thin"
 	"github.com/twicekit/twicekit/internal/wall"
 	"github.com/twicekit/twicekit/pgfixture"
@@ -67,8 +68,8 @@ type checker struct {
 	seeded *seedState
 	seedOn bool
 
-	parallel int   // how many scenarios may play at once (parallel.go)
-	shard    shard // the share of the scenarios this check plays (shard.go)
+	parallel int         // how many scenarios may play at once (parallel.go)
+	shard    shard.Shard // the share of the scenarios this check plays (shard.go)
 }
 
 func (c *checker) now() time.Time {
@@ -107,8 +108,8 @@ func Check(ctx context.Context, job Job, opts ...Option) *Report {
 		rep.Err = usage(err)
 		return rep
 	}
-	if sh.n > 1 && cfg.only == "" {
-		rep.shard = &shardRun{shard: sh, concurrent: sh.owns(concurrentShardToken)}
+	if sh.N > 1 && cfg.only == "" {
+		rep.shard = &shard.Run{Shard: sh, Concurrent: sh.Owns(shard.ConcurrentToken)}
 	}
 	started := time.Now()
 	c, err := newChecker(ctx, job, cfg)
@@ -336,9 +337,9 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 	}
 	if rep.shard != nil { // shard.go
 		for _, s := range scenarios {
-			rep.shard.planned = append(rep.shard.planned, s.Token())
+			rep.shard.Planned = append(rep.shard.Planned, s.Token())
 		}
-		scenarios = c.shard.keep(scenarios, coveredBy(scenarios, prints))
+		scenarios = keepShard(c.shard, scenarios, coveredBy(scenarios, prints))
 	}
 	lanes, note, err := waitLanes()
 	if err != nil {
@@ -346,7 +347,7 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 		return
 	}
 	rep.parallelNote, rep.lanes = note, len(lanes)
-	playsConcurrent := c.cfg.only != "" || c.shard.owns(concurrentShardToken)
+	playsConcurrent := c.cfg.only != "" || c.shard.Owns(shard.ConcurrentToken)
 	if c.cfg.only == "" && c.cfg.pick == nil {
 		budget, err := c.cfg.wallBudget()
 		if err != nil {
@@ -437,7 +438,7 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 					left++
 				}
 			}
-			concurrentLeft := !concurrentPlayed && c.cfg.concurrentMayRun() && c.cfg.only == "" && c.shard.owns(concurrentShardToken)
+			concurrentLeft := !concurrentPlayed && c.cfg.concurrentMayRun() && c.cfg.only == "" && c.shard.Owns(shard.ConcurrentToken)
 			if left > 0 || concurrentLeft {
 				rep.stoppedEarly = stoppedAfterHang(sr, left, concurrentLeft)
 			}

@@ -2,7 +2,6 @@ package twice
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/twicekit/twicekit/effects"
@@ -40,7 +39,7 @@ type Finding struct {
 func compareRun(ref, sr *ScenarioRun, cfg *config) *Finding {
 	sh := ref.varying
 	d := compare.Runs(sh, ref.keyCopies, ref.compared(), sr.compared(), cfg.policies)
-	want, got := d.Want, d.Got
+	got := d.Got
 	f := &Finding{
 		Scenario: sr.Scenario,
 		Database: d.Database,
@@ -57,14 +56,7 @@ func compareRun(ref, sr *ScenarioRun, cfg *config) *Finding {
 	if len(f.Database) == 0 && len(f.Effects) == 0 && len(f.Problems) == 0 {
 		return nil
 	}
-	f.Hints = effects.Diagnose(want.Effects(), got.Effects(), got.Rejected(sr.Rejected)...)
-	for _, m := range f.Effects {
-		f.Hints = append(f.Hints, effects.Explain(m))
-	}
-	f.Hints = append(f.Hints, sh.TimeHints(want, f.Database)...)
-	f.Hints = append(f.Hints, compare.DeliveryRecordHints(f.Database)...) // internal/compare/deliveryrecord.go
-	f.Hints = append(f.Hints, compare.JSONHints(want, f.Database)...)
-	f.Hints = append(f.Hints, compare.KeyHints(want, got, f.Database, f.Effects)...)
+	f.Hints = d.Hints(sh, sr.Rejected)
 	f.Hints = append(f.Hints, sessionStateHints(sr)...) // sessionstate.go
 	if h := cfg.leaseHint(sr.Scenario); h != "" {
 		f.Hints = append(f.Hints, h) // runner.go
@@ -99,10 +91,10 @@ func referenceFinding(ref *ScenarioRun, first AttemptRecord, unseen []string, q 
 		f.Problems = append(f.Problems, afterRunProblem(first))
 	case first.Err != nil && q.snooze != nil && q.snooze(first.Err) && len(ref.Foreign) == 0:
 		f.Problems = append(f.Problems, Problem{Kind: ProblemCleanRunFailed, Attempt: attemptName(first),
-			Text: fmt.Sprintf("the job never finished on a clean run: it snoozed on every one of its %s (the last time: %v)\n(the reference run must end once before twice can compare anything with it)", count(len(ref.Attempts), "delivery"), first.Err)})
+			Text: report.SnoozedText(len(ref.Attempts), first.Err)})
 	case first.Err != nil && !first.Terminal && len(ref.Foreign) == 0:
 		f.Problems = append(f.Problems, Problem{Kind: ProblemCleanRunFailed, Attempt: attemptName(first),
-			Text: fmt.Sprintf("the job failed on a clean run: %v%s\n(the reference run must succeed once before twice can compare anything with it)", first.Err, typeHint(first.Err))})
+			Text: report.CleanRunFailedText(first.Err, typeHint(first.Err))})
 	}
 	if len(ref.Foreign) > 0 {
 		f.Problems = append(f.Problems, foreignProblem(ref.Foreign))
@@ -126,67 +118,31 @@ func referenceFinding(ref *ScenarioRun, first AttemptRecord, unseen []string, q 
 // headline names the broken promises and the scenario, in the queue's own
 // words when QueueWords gave them (words is nil otherwise).
 func headline(f *Finding, sr *ScenarioRun, words func(Scenario, Happened, string) string) string {
-	var promises []string
-	add := func(p string) {
-		for _, q := range promises {
-			if q == p {
-				return
-			}
-		}
-		promises = append(promises, p)
+	h := happened(sr)
+	v := report.Headline{
+		Differs:      len(f.Database) > 0 || len(f.Effects) > 0,
+		Said:         sr.Scenario.words(crashLabel(sr)),
+		AckCommitted: h.AckCommitted, Ended: h.Ended, Redelivered: h.Redelivered, NotDelivered: h.NotDelivered,
+		NextRun:   sr.hasNextRun(),
+		FollowUps: sr.followUpsHeadline(), // followups.go
 	}
 	for _, p := range f.Problems {
-		add(p.Kind.promise())
-	}
-	if len(f.Database) > 0 || len(f.Effects) > 0 {
-		add("not idempotent")
-	}
-	said := sr.Scenario.words(crashLabel(sr))
-	if h := happened(sr); words == nil && !h.Redelivered && strings.HasSuffix(said, ", then redelivery") {
-		// The headline says what the timeline shows: no redelivery.
-		said = strings.TrimSuffix(said, ", then redelivery")
-		switch {
-		case h.AckCommitted:
-			said += "; its ack had committed in its own transaction, so the queue did not deliver it again"
-		case h.Ended:
-			said += "; the error it returned ended the job, so the queue did not deliver it again"
-		case h.NotDelivered != "":
-			said += "; the queue did not deliver it again: " + h.NotDelivered
-		default:
-			said += "; the queue did not deliver it again (MaxDeliveries)"
-		}
+		v.Promises = append(v.Promises, p.Kind.promise())
 	}
 	if words != nil {
-		said = words(sr.Scenario, happened(sr), said)
+		v.Words = func(said string) string { return words(sr.Scenario, h, said) }
 	}
-	if sr.hasNextRun() {
-		if !happened(sr).Redelivered {
-			said = strings.TrimSuffix(said, ", then redelivery")
-		}
-		said += ", then the next scheduled run (Periodic)"
-	}
-	said += sr.followUpsHeadline() // followups.go
-	return strings.Join(promises, "; ") + ": " + said
+	return v.Text()
 }
 
 // crashLabel is the label of the point the scenario's fault hit: the point a
 // crash refused, or the effect point whose apply or reply it struck.
 func crashLabel(sr *ScenarioRun) string {
+	var attempts []report.Attempt
 	for _, a := range sr.Attempts {
-		if a.Crashed && a.CrashAt.Index > 0 {
-			return a.CrashAt.Label
-		}
+		attempts = append(attempts, report.Attempt{Points: a.Points, CrashAt: a.CrashAt, Crashed: a.Crashed})
 	}
-	if p := sr.Scenario.Point; p > 0 {
-		for _, a := range sr.Attempts { // numbered across the deliveries that snoozed
-			for _, st := range a.Points {
-				if st.Index == p {
-					return st.Label
-				}
-			}
-		}
-	}
-	return ""
+	return report.CrashLabel(attempts, sr.Scenario.Point)
 }
 
 func attemptName(a AttemptRecord) string {
@@ -194,45 +150,18 @@ func attemptName(a AttemptRecord) string {
 }
 
 func hungProblem(a AttemptRecord, timeout time.Duration) Problem {
-	where := "before its first point"
-	if n := len(a.Points); n > 0 {
-		where = fmt.Sprintf("after point %d (%s)", n, a.Points[n-1].Label)
-	}
-	bound := "AttemptTimeout"
-	if timeout > 0 {
-		bound = fmt.Sprintf("AttemptTimeout (%s)", timeout)
-	}
 	if a.Slow && a.LockHolder != "" {
-		return lockWaitProblem(a, bound)
+		return lockWaitProblem(a, report.TimeoutBound(timeout))
 	}
+	kind := ProblemHung
 	if a.Slow {
-		n := len(a.Points)
-		s := fmt.Sprintf("%s was still running a statement in PostgreSQL after %s: point %d (%s); it is slow, not hung. "+
-			"If the job takes this long in production, give it more time with twice.AttemptTimeout(d) (every scenario plays with that bound; "+
-			"twice.WallBudget bounds the whole check); its connections were cut and its context cancelled",
-			attemptName(a), bound, n, a.Points[n-1].Label)
-		return Problem{Kind: ProblemSlow, Attempt: attemptName(a), Text: s}
+		kind = ProblemSlow
 	}
-	s := fmt.Sprintf("%s hung %s", attemptName(a), where)
-	if timeout > 0 {
-		s += fmt.Sprintf(": still running after %s (AttemptTimeout)", timeout)
-	}
-	s += ", with no statement running in PostgreSQL: it waited outside its handles (a channel, a mutex, time.Sleep, a network call); " +
-		"if it is only slow there, give it more time with twice.AttemptTimeout(d); its connections were cut and its context cancelled"
-	if a.Leaked {
-		s += ", and it still did not return: it waits on something other than its context (a channel, a mutex, time.Sleep)"
-	}
-	return Problem{Kind: ProblemHung, Attempt: attemptName(a), Text: s}
+	return Problem{Kind: kind, Attempt: attemptName(a), Text: report.HungText(attemptName(a), a.Points, timeout, a.Slow, a.Leaked)}
 }
 
 func foreignProblem(labels []string) Problem {
-	var b strings.Builder
-	b.WriteString("the job used a context that is not the attempt's; these calls were refused:")
-	for _, l := range labels {
-		b.WriteString("\n    " + l)
-	}
-	b.WriteString("\n  a call on the attempt's handles is the attempt's only while it runs: make every call before Run returns (wait for the goroutines it starts)")
-	return Problem{Kind: ProblemForeignContext, Text: b.String()}
+	return Problem{Kind: ProblemForeignContext, Text: report.ForeignText(labels)}
 }
 
 func indent(s, prefix string) string { return report.Indent(s, prefix) }

@@ -76,14 +76,8 @@ func numberPlaceholders(f *Finding) {
 	f.Headline = p.Text(f.Headline)
 	f.Timeline = p.Text(f.Timeline)
 	f.Problems = rewriteProblems(f.Problems, p.Texts)
-	for i, d := range f.Database {
-		d.Missing, d.Extra = p.Rows(d.Missing), p.Rows(d.Extra)
-		f.Database[i] = d
-	}
-	for i, m := range f.Effects {
-		m.Key, m.Payload = p.Text(m.Key), p.Text(m.Payload)
-		f.Effects[i] = m
-	}
+	p.Diffs(f.Database)
+	p.Mismatches(f.Effects)
 	f.Hints = p.Texts(f.Hints)
 	if f.run != nil { // what the Markdown and JSON reports draw: the same placeholders
 		f.run = rewriteRun(f.run, p.Text, p.Text)

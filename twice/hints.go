@@ -1,11 +1,6 @@
 package twice
 
-import (
-	"fmt"
-	"strings"
-)
+import "github.com/twicekit/twicekit/internal/report"
 
 // varyingLine is what a verbose test logs about the values found.
-func varyingLine(rep *Report) string {
-	return fmt.Sprintf("twice: %s: compared by shape (they differ between two clean runs): %s", rep.Job, strings.Join(rep.Varying, ", "))
-}
+func varyingLine(rep *Report) string { return report.VaryingLine(rep.Job, rep.Varying) }

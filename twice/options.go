@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/twicekit/twicekit/effects"
+	"github.com/twicekit/twicekit/internal/shard"
 	"github.com/twicekit/twicekit/pgfixture"
 )
 
@@ -52,7 +53,7 @@ type config struct {
 	// check draws them); nil runs them all.
 	pick      func(all []Scenario, b Budget) []Scenario
 	parallel  *int             // Parallel: parallel.go
-	shard     *shard           // Shard: shard.go
+	shard     *shard.Shard     // Shard: shard.go
 	conc      concurrentConfig // concurrent scenarios: concurrent_options.go
 	queue     queueConfig      // the queue's semantics: queue.go
 	effects   effectsConfig    // the effect fakes: effects_wiring.go

@@ -1,5 +1,7 @@
 package twice
 
+import "github.com/twicekit/twicekit/internal/report"
+
 // Problem is a promise a scenario broke besides its rows and effects: an
 // attempt panicked, ended its goroutine, hung or got stuck, the queue gave
 // up, the job bypassed its handles or opened its own connection, or the
@@ -53,30 +55,10 @@ const (
 	ProblemAfterRun
 )
 
-// problemKinds describes each kind: its name (JSON, String) and the promise
-// a headline names.
-var problemKinds = map[ProblemKind]struct{ name, promise string }{
-	ProblemPanic:          {"panic", "the job panicked"},
-	ProblemGoexit:         {"goexit", "the job ended its goroutine"},
-	ProblemHung:           {"hung", "an attempt hung"},
-	ProblemStuck:          {"stuck", "an attempt is stuck"},
-	ProblemGaveUp:         {"gave-up", "the job never succeeded"},
-	ProblemForeignContext: {"foreign-context", "the job bypassed its handles"},
-	ProblemCleanRunFailed: {"clean-run-failed", "the job failed on a clean run"},
-	ProblemForeignSession: {"foreign-session", "the job opened its own connection to the check's database"},
-	ProblemSlow:           {"slow", "an attempt ran longer than AttemptTimeout"},
-	ProblemAfterRun:       {"after-run", "a goroutine the attempt started kept using its handles after Run returned"},
-}
+func (k ProblemKind) String() string { return report.ProblemName(int(k)) }
 
-func (k ProblemKind) String() string {
-	if d, ok := problemKinds[k]; ok {
-		return d.name
-	}
-	return "unknown"
-}
-
-// promise is what a headline says of this kind.
-func (k ProblemKind) promise() string { return problemKinds[k].promise }
+// promise is what a headline says of this kind (internal/report).
+func (k ProblemKind) promise() string { return report.ProblemPromise(int(k)) }
 
 // problemTexts is the text of each problem.
 func problemTexts(ps []Problem) []string {

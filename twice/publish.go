@@ -2,21 +2,13 @@ package twice
 
 import (
 	"context"
-	"errors"
 	"flag"
-	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"runtime"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 
-	"github.com/twicekit/twicekit/concurrent"
 	"github.com/twicekit/twicekit/internal/report"
-	"github.com/twicekit/twicekit/internal/reportfmt"
 	"github.com/twicekit/twicekit/pgfixture"
 )
 
@@ -44,23 +36,9 @@ var (
 )
 
 func publishingFromEnv() publishing {
-	dir := *reportDirFlag
-	if dir == "" {
-		dir = os.Getenv("TWICE_REPORT_DIR")
-	}
-	if dir != "" {
-		dir = packageReportDir(dir)
-	}
-	return publishing{
-		dir:     dir,
-		actions: os.Getenv("GITHUB_ACTIONS") == "true",
-		summary: os.Getenv("GITHUB_STEP_SUMMARY"),
-		root:    os.Getenv("GITHUB_WORKSPACE"),
-		stdout:  os.Stdout,
-		verbose: verbose(),
-		names:   binaryReportNames,
-		failed:  &binaryPublishFail,
-	}
+	t := report.TargetFromEnv(*reportDirFlag)
+	return publishing{dir: t.Dir, actions: t.Actions, summary: t.Summary, root: t.Root, stdout: t.Stdout,
+		verbose: verbose(), names: binaryReportNames, failed: &binaryPublishFail}
 }
 
 // failedFirst reports whether this is the first report of the binary that
@@ -73,31 +51,15 @@ func (p publishing) failedFirst() bool {
 	return f.CompareAndSwap(false, true)
 }
 
-// publish writes the report where p says: rep.json (every check) and
-// rep.md (failed checks) into the report directory; under GitHub Actions
-// an ::error annotation at the test's call site and the Markdown appended
-// to the step summary. file and line are the call site.
+// publish writes the report where p says (report.Target); file and line
+// are the call site.
 func (p publishing) publish(rep *Report, file string, line int) error {
-	var errs []error
-	if p.dir != "" {
-		errs = append(errs, p.writeFiles(rep))
-	}
-	if p.actions && !rep.OK() {
-		errs = append(errs, p.annotate(rep, file, line))
-	}
-	return errors.Join(errs...)
-}
-
-func (p publishing) writeFiles(rep *Report) error {
 	names := p.names
 	if names == nil {
 		names = binaryReportNames
 	}
-	return report.WriteFiles(p.dir, names, published(rep))
-}
-
-func (p publishing) annotate(rep *Report, file string, line int) error {
-	return report.Annotate(p.stdout, p.summary, p.root, file, line, published(rep))
+	t := report.Target{Dir: p.dir, Names: names, Actions: p.actions, Summary: p.summary, Root: p.root, Stdout: p.stdout}
+	return t.Publish(published(rep), file, line)
 }
 
 // published is the report as internal/report publishes it.
@@ -120,69 +82,22 @@ func errText(err error) string {
 
 // callSite is the first caller outside package twice (or in a test file):
 // the test's line that asked for the check.
-func callSite() (string, int) {
-	pcs := make([]uintptr, 32)
-	n := runtime.Callers(2, pcs)
-	frames := runtime.CallersFrames(pcs[:n])
-	for {
-		f, more := frames.Next()
-		if !strings.HasPrefix(f.Function, "github.com/twicekit/twicekit/twice.") || strings.HasSuffix(f.File, "_test.go") {
-			return f.File, f.Line
-		}
-		if !more {
-			return "", 0
-		}
-	}
-}
+func callSite() (string, int) { return report.CallSite("github.com/twicekit/twicekit/twice.") }
 
 // Coverage says what a check ran, by kind: the line a passing check logs
 // under go test -v.
 func (r *Report) Coverage() string {
-	counts := map[string]int{}
-	interleavings := 0
+	c := report.Coverage{Job: r.Job, Covered: r.coveredN, InterleavingsOff: r.concurrencyOff != "" || r.overlapsOff != "", Isolation: r.options.Isolation}
 	for _, s := range r.Scenarios {
-		switch s.Scenario.Kind {
-		case AckLost:
-			counts["ack lost"]++
-		case CrashBefore, CrashAfterLast:
-			counts["crashes"]++
-		case DuplicateEnqueue, DuplicateOverlap, DuplicateInterleaved:
-			counts["duplicate enqueue"]++
-		case CrashAfterApply, ReplyLost, Redrive:
-			counts["effect faults"]++
-		case StatementReplyLost:
-			counts["statement replies lost"]++
-		case Interleaved, Overlap:
-			interleavings++
-		}
+		c.Kinds = append(c.Kinds, s.Scenario.Kind.String())
 	}
-	var parts []string
-	for _, k := range []string{"ack lost", "crashes", "duplicate enqueue", "effect faults", "statement replies lost"} {
-		if k == "statement replies lost" && counts[k] == 0 {
-			continue // played under the thorough budget or with LoseStatementReplies
-		}
-		s := fmt.Sprintf("%s %d", k, counts[k])
-		if k == "crashes" && r.coveredN > 0 {
-			s += fmt.Sprintf(" (+%d covered)", r.coveredN)
-		}
-		parts = append(parts, s)
+	if r.Reference != nil && len(r.Reference.Attempts) > 0 {
+		c.Reference, c.Points = true, len(concurrentPoints(r.Reference.Attempts[0].Points))
 	}
-	switch {
-	case r.concurrencyOff != "" || r.overlapsOff != "":
-		parts = append(parts, "interleavings not checked")
-	case r.Reference != nil && len(r.Reference.Attempts) > 0:
-		n := len(concurrentPoints(r.Reference.Attempts[0].Points)) // the first deliveries interleave
-		parts = append(parts, fmt.Sprintf("interleavings %d of %s (%s)", interleavings, countText(concurrent.Interleavings(n, n)), r.options.Isolation))
-	}
-	return fmt.Sprintf("twice: %s: idempotent in %s: %s", reportfmt.Name(r.Job), count(len(r.Scenarios), "scenario"), strings.Join(parts, ", "))
+	return c.Line()
 }
 
-func countText(n int64) string {
-	if n >= 1_000_000_000 {
-		return "more than a billion"
-	}
-	return fmt.Sprint(n)
-}
+func countText(n int64) string { return report.CountText(n) }
 
 // verbose reports whether go test runs with -v.
 func verbose() bool { return testing.Testing() && flag.Parsed() && testing.Verbose() }
@@ -203,27 +118,5 @@ func logProviderOnce(tb TB) {
 }
 
 // packageReportDir is where this test binary's reports go under the report
-// directory: a subdirectory named after the package's directory in its
-// module ("examples/quickstart"). go test ./... runs one binary per
-// package, so two packages never write the same file. A relative report
-// directory is taken from the module's root (the workspace's root for a
-// module of a go.work, see commandRoot), not from each package's
-// directory, so that every package reports into one tree.
-func packageReportDir(dir string) string {
-	cwd, err := os.Getwd()
-	if err != nil {
-		return dir
-	}
-	root := cwd
-	if d, ok := commandRoot(cwd); ok {
-		root = d
-	}
-	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(root, dir)
-	}
-	rel, err := filepath.Rel(root, cwd)
-	if err != nil {
-		return dir
-	}
-	return filepath.Join(dir, rel)
-}
+// directory (report.PackageReportDir).
+func packageReportDir(dir string) string { return report.PackageReportDir(dir) }

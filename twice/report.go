@@ -1,15 +1,11 @@
 package twice
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
 
 	"github.com/twicekit/twicekit/internal/report"
 	"github.com/twicekit/twicekit/internal/reportfmt"
+	"github.com/twicekit/twicekit/internal/shard"
 )
 
 // Report is the outcome of a check. Its findings' text is a deterministic
@@ -48,18 +44,18 @@ type Report struct {
 	concurrencyOff string
 	overlapsOff    string // WithoutOverlappingDeliveries
 	options        JSONOptions
-	stoppedEarly   string    // the scenarios left out after a hang, and why
-	leftOut        string    // what the budget left out of a long job
-	wallLeft       string    // what the wall budget left out: wall.go
-	wallNone       bool      // the wall budget left out every concurrent scenario
-	partialOK      string    // PartialCheck's reason: wall.go
-	covered        string    // the crash points covered by an earlier one with the same world
-	coveredN       int       // how many
-	keptNote       string    // what to know about KeptDatabase (local mode: it dies with the binary)
-	parallelNote   string    // why fewer scenarios played at once than asked (go test -v only)
-	lanes          int       // how many databases played the sequential scenarios
-	shard          *shardRun // the shard this check was, when sharded (shard.go)
-	drawn          []string  // under rapid: the tokens of the scenarios it drew (rapid.go)
+	stoppedEarly   string     // the scenarios left out after a hang, and why
+	leftOut        string     // what the budget left out of a long job
+	wallLeft       string     // what the wall budget left out: wall.go
+	wallNone       bool       // the wall budget left out every concurrent scenario
+	partialOK      string     // PartialCheck's reason: wall.go
+	covered        string     // the crash points covered by an earlier one with the same world
+	coveredN       int        // how many
+	keptNote       string     // what to know about KeptDatabase (local mode: it dies with the binary)
+	parallelNote   string     // why fewer scenarios played at once than asked (go test -v only)
+	lanes          int        // how many databases played the sequential scenarios
+	shard          *shard.Run // the shard this check was, when sharded (internal/shard)
+	drawn          []string   // under rapid: the tokens of the scenarios it drew (rapid.go)
 }
 
 // OK reports whether the check ran and every scenario kept every promise.
@@ -69,25 +65,11 @@ func (r *Report) OK() bool { return r.Err == nil && len(r.Findings) == 0 }
 // (WallBudget); it is "" when the check played every scenario it planned.
 // AssertIdempotent and ExpectIdempotent fail a partial check that found
 // nothing, unless PartialCheck says why it is enough.
-func (r *Report) Partial() string {
-	var parts []string
-	if r.wallNone {
-		parts = append(parts, "concurrent deliveries not checked: "+r.concurrencyOff)
-	}
-	if r.wallLeft != "" {
-		parts = append(parts, r.wallLeft)
-	}
-	return strings.Join(parts, "; ")
-}
+func (r *Report) Partial() string { return r.left().Partial() }
 
 // partialText is how AssertIdempotent and ExpectIdempotent fail a partial
 // check that found nothing.
-func (r *Report) partialText() string {
-	return fmt.Sprintf("twice: %s: the check is partial: no promise broken in %s, but the wall budget did not play every scenario%s\n\n"+
-		"A partial check is not a pass. Give the check room (TWICE_WALL=10m, -twice.wall=10m or twice.WallBudget(10*time.Minute); 0 for no bound), "+
-		"or, where a partial check is enough, say why with twice.PartialCheck(reason).",
-		reportfmt.Name(r.Job), count(len(r.Scenarios), "scenario"), r.notChecked())
-}
+func (r *Report) partialText() string { return r.left().PartialText(r.Job, len(r.Scenarios)) }
 
 // Tokens lists the scenarios that ran, in order.
 func (r *Report) Tokens() []string {
@@ -106,34 +88,17 @@ func (r *Report) String() string { return reportfmt.Text(r.text()) }
 func (r *Report) text() string { return report.Text(r.finished(false)) }
 
 // notChecked names the scenarios the check was told to skip, and why.
-func (r *Report) notChecked() string {
-	s := ""
-	if r.dupEnqueueOff != "" {
-		s += "\nduplicate enqueue not checked: " + r.dupEnqueueOff
+func (r *Report) notChecked() string { return r.left().NotChecked() }
+
+// left is what the check left out, as internal/report words it.
+func (r *Report) left() report.Left {
+	return report.Left{
+		DupEnqueueOff: r.dupEnqueueOff, ConcurrencyOff: r.concurrencyOff, OverlapsOff: r.overlapsOff,
+		StoppedEarly: r.stoppedEarly, LeftOut: r.leftOut, WallLeft: r.wallLeft, WallNone: r.wallNone,
+		PartialOK: r.partialOK, Covered: r.covered,
+		FollowUps: r.followUpsNote(), // followups.go
+		Shard:     r.shard.Text(),
 	}
-	if r.concurrencyOff != "" {
-		s += "\nconcurrent deliveries not checked: " + r.concurrencyOff
-	}
-	if r.overlapsOff != "" && r.concurrencyOff == "" {
-		s += "\noverlapping deliveries of one job not checked (two copies of it at once are): " + r.overlapsOff
-	}
-	if r.stoppedEarly != "" {
-		s += "\n" + r.stoppedEarly
-	}
-	if r.leftOut != "" {
-		s += "\n" + r.leftOut
-	}
-	if r.wallLeft != "" {
-		s += "\n" + r.wallLeft
-	}
-	if r.Partial() != "" && r.partialOK != "" {
-		s += "\na partial check is enough for this test (twice.PartialCheck): " + r.partialOK
-	}
-	if r.covered != "" {
-		s += "\n" + r.covered
-	}
-	s += r.followUpsNote() // followups.go
-	return s + r.shard.text()
 }
 
 // timeline prints the attempts of a scenario, one point a line.
@@ -141,38 +106,5 @@ func timeline(sr *ScenarioRun) string { return report.Timeline(reportRun(sr)) }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-var (
-	pkgOnce sync.Once
-	pkgPath string
-)
-
-// packageArg is the test's package relative to where its go command is
-// typed ("./x/y"): its workspace's root, else its module root (see
-// commandRoot); "." when it cannot tell.
-func packageArg() string {
-	pkgOnce.Do(func() {
-		pkgPath = "."
-		wd, err := os.Getwd()
-		if err != nil {
-			return
-		}
-		if dir, ok := commandRoot(wd); ok {
-			if rel, err := filepath.Rel(dir, wd); err == nil && rel != "." {
-				pkgPath = "./" + filepath.ToSlash(rel)
-			}
-		}
-	})
-	return pkgPath
-}
-
 // replayLine is the one command that replays a scenario.
-func replayLine(testName, token string) string {
-	if testName == "" {
-		return "TWICE_RUN=" + token + " (the scenario's token; or pass twice.Only(\"" + token + "\"))"
-	}
-	parts := strings.Split(testName, "/")
-	for i, p := range parts {
-		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
-	}
-	return fmt.Sprintf("go test %s -run '%s' -twice.run=%s", packageArg(), strings.Join(parts, "/"), token)
-}
+func replayLine(testName, token string) string { return report.ReplayLine(testName, token) }

@@ -183,7 +183,7 @@ func (r *Report) jsonReport() JSONReport {
 		c.Scenarios = append(c.Scenarios, report.JSONScenario{Token: s.Token(), Kind: s.Scenario.Kind.String(), Verdict: s.Verdict.String()})
 	}
 	if sh := r.shard; sh != nil {
-		c.Shard = &report.JSONShard{Index: sh.k, Of: sh.n, Planned: append([]string{}, sh.planned...), Concurrent: sh.concurrent}
+		c.Shard = &report.JSONShard{Index: sh.K, Of: sh.N, Planned: append([]string{}, sh.Planned...), Concurrent: sh.Concurrent}
 	}
 	return fromReport(report.JSON(c))
 }
@@ -193,30 +193,18 @@ func (r *Report) jsonReport() JSONReport {
 // functions below, whose literals name every field of twice's types in
 // order. Nil slices stay nil, so the JSON is the same bytes.
 
-// convert converts each element of s with f; nil stays nil.
-func convert[T, U any](s []T, f func(T) U) []U {
-	if s == nil {
-		return nil
-	}
-	out := make([]U, 0, len(s))
-	for _, x := range s {
-		out = append(out, f(x))
-	}
-	return out
-}
-
 // fromReport is r as twice's JSONReport.
 func fromReport(r report.JSONReport) JSONReport {
 	return JSONReport{
 		r.Schema, r.Version, r.Job, r.Test, r.Verdict, r.Error,
 		JSONOptions(r.Options),
-		convert(r.Scenarios, func(s report.JSONScenario) JSONScenario { return JSONScenario(s) }),
-		convert(r.Findings, func(f report.JSONFinding) JSONFinding {
+		report.Convert(r.Scenarios, func(s report.JSONScenario) JSONScenario { return JSONScenario(s) }),
+		report.Convert(r.Findings, func(f report.JSONFinding) JSONFinding {
 			return JSONFinding{
 				f.Token, f.Kind, f.Headline,
-				convert(f.Timeline, func(e report.Event) JSONEvent { return JSONEvent(e) }),
-				convert(f.Database, func(d report.JSONTableDiff) JSONTableDiff { return JSONTableDiff(d) }),
-				convert(f.Effects, func(m report.JSONMismatch) JSONMismatch { return JSONMismatch(m) }),
+				report.Convert(f.Timeline, func(e report.Event) JSONEvent { return JSONEvent(e) }),
+				report.Convert(f.Database, func(d report.JSONTableDiff) JSONTableDiff { return JSONTableDiff(d) }),
+				report.Convert(f.Effects, func(m report.JSONMismatch) JSONMismatch { return JSONMismatch(m) }),
 				f.Problems, f.Hints, f.Replay,
 			}
 		}),
@@ -230,13 +218,13 @@ func (r JSONReport) toReport() report.JSONReport {
 	return report.JSONReport{
 		Schema: r.Schema, Version: r.Version, Job: r.Job, Test: r.Test, Verdict: r.Verdict, Error: r.Error,
 		Options:   report.JSONOptions(r.Options),
-		Scenarios: convert(r.Scenarios, func(s JSONScenario) report.JSONScenario { return report.JSONScenario(s) }),
-		Findings: convert(r.Findings, func(f JSONFinding) report.JSONFinding {
+		Scenarios: report.Convert(r.Scenarios, func(s JSONScenario) report.JSONScenario { return report.JSONScenario(s) }),
+		Findings: report.Convert(r.Findings, func(f JSONFinding) report.JSONFinding {
 			return report.JSONFinding{
 				Token: f.Token, Kind: f.Kind, Headline: f.Headline,
-				Timeline: convert(f.Timeline, func(e JSONEvent) report.Event { return report.Event(e) }),
-				Database: convert(f.Database, func(d JSONTableDiff) report.JSONTableDiff { return report.JSONTableDiff(d) }),
-				Effects:  convert(f.Effects, func(m JSONMismatch) report.JSONMismatch { return report.JSONMismatch(m) }),
+				Timeline: report.Convert(f.Timeline, func(e JSONEvent) report.Event { return report.Event(e) }),
+				Database: report.Convert(f.Database, func(d JSONTableDiff) report.JSONTableDiff { return report.JSONTableDiff(d) }),
+				Effects:  report.Convert(f.Effects, func(m JSONMismatch) report.JSONMismatch { return report.JSONMismatch(m) }),
 				Problems: f.Problems, Hints: f.Hints, Replay: f.Replay,
 			}
 		}),

@@ -4,6 +4,7 @@ import (
 	"github.com/twicekit/twicekit/effects"
 	"github.com/twicekit/twicekit/faults"
 	"github.com/twicekit/twicekit/internal/compare"
+	"github.com/twicekit/twicekit/internal/report"
 	"github.com/twicekit/twicekit/pgfixture"
 )
 
@@ -193,15 +194,4 @@ const (
 	EndNotDelivered
 )
 
-var endNames = map[AttemptEnd]string{
-	EndReturned: "returned", EndError: "returned error", EndCrashed: "crashed",
-	EndCrashedBeforeAck: "crashed before the ack", EndPanic: "panicked", EndGoexit: "called runtime.Goexit",
-	EndHung: "hung", EndNotDelivered: "not delivered",
-}
-
-func (e AttemptEnd) String() string {
-	if s, ok := endNames[e]; ok {
-		return s
-	}
-	return "unknown"
-}
+func (e AttemptEnd) String() string { return report.EndName(int(e)) }

@@ -46,3 +46,19 @@ func Runs(v *Varying, kc *KeyCopies, ref, run Run, policies effects.Policies) Di
 
 // differences counts the differing tables and effects of a comparison.
 func differences(db []pgfixture.TableDiff, eff []effects.Mismatch) int { return len(db) + len(eff) }
+
+// Hints explains the diff d, made with the varying values v (nil: none
+// found): the effect log's diagnosis (with the requests the provider
+// rejected), each mismatch's policy, times, a worker's own record of its
+// deliveries, JSON paths and generated keys, in that order.
+func (d Diff) Hints(v *Varying, rejected []effects.Rejection) []string {
+	want, got := d.Want, d.Got
+	hints := effects.Diagnose(want.Effects(), got.Effects(), got.Rejected(rejected)...)
+	for _, m := range d.Effects {
+		hints = append(hints, effects.Explain(m))
+	}
+	hints = append(hints, v.TimeHints(want, d.Database)...)
+	hints = append(hints, DeliveryRecordHints(d.Database)...) // deliveryrecord.go
+	hints = append(hints, JSONHints(want, d.Database)...)
+	return append(hints, KeyHints(want, got, d.Database, d.Effects)...)
+}

@@ -8,13 +8,14 @@
 // owns JSON compared leaf by leaf (json.go). It owns the hints a diff
 // explains itself with: times, JSON paths, the rows of generated keys, and
 // a worker's own record of its deliveries when only its columns differ
-// (DeliveryRecordHints, deliveryrecord.go).
+// (DeliveryRecordHints, deliveryrecord.go); a Diff's Hints lists them
+// after the effect log's diagnosis, in the order a finding prints them.
 //
 // It also owns the text of findings made the same from run to run.
 // KeyAliases names the Idempotency-Keys the reference never sent (keys.go).
 // MarkLiterals marks the times and uuids an ORM inlines into SQL
-// (literals.go). Placeholders numbers the markers as ‹time 1›, ‹uuid 1›
-// (placeholders.go).
+// (literals.go). Placeholders numbers the markers as ‹time 1›, ‹uuid 1›,
+// in texts, rows, tables' diffs and effect mismatches (placeholders.go).
 //
 // It reads snapshots (pgfixture) and effect logs (effects) and imports no
 // other package of twicekit. twice builds its inputs (Run) and turns a Diff

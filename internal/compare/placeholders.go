@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/twicekit/twicekit/effects"
 	"github.com/twicekit/twicekit/pgfixture"
 )
 
@@ -53,4 +54,22 @@ func (p *Placeholders) Rows(rows []pgfixture.Row) []pgfixture.Row {
 		out[i] = r
 	}
 	return out
+}
+
+// Diffs rewrites, in place, the markers of each table's missing and extra
+// rows, table by table.
+func (p *Placeholders) Diffs(diffs []pgfixture.TableDiff) {
+	for i, d := range diffs {
+		d.Missing, d.Extra = p.Rows(d.Missing), p.Rows(d.Extra)
+		diffs[i] = d
+	}
+}
+
+// Mismatches rewrites, in place, the markers of each mismatch's key and
+// payload.
+func (p *Placeholders) Mismatches(ms []effects.Mismatch) {
+	for i, m := range ms {
+		m.Key, m.Payload = p.Text(m.Key), p.Text(m.Payload)
+		ms[i] = m
+	}
 }

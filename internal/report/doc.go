@@ -18,9 +18,23 @@
 // diagram for the Markdown report (mermaid.go). It says which attempts of
 // a concurrent scenario were stuck and where each was, and names the lock a
 // returned attempt's session still held (stuck.go).
+// It says the problems of a finding in words: the problem kinds' names and
+// the promises headlines name, an attempt that hung or was slow, calls on
+// a context not the attempt's, a clean run that failed or snoozed, the
+// point a scenario's fault hit, and the headline made of them and of what
+// the queue did (problems.go). It says what a check was told to skip or
+// left out, and whether it is partial (left.go).
 // It writes a check's report files under names no other check of the run
 // has, and GitHub Actions' annotation and step summary (publish.go).
+// It sends a finished check's report where a Target says, finds the test's
+// line that asked for the check, and the directory a test binary's reports
+// go under (where.go). It writes the one command that replays a scenario,
+// the package named from the directory the go command is typed in: the
+// workspace's root, else the module's (commandroot.go). It writes the line
+// a passing check logs under go test -v, what it ran by kind, and the one
+// about the values compared by shape (coverage.go).
 //
 // The report types users read (Report, JSONReport) stay in twice, whose
-// methods call it; twice converts its JSON types to the copies and back.
+// methods call it; twice converts its JSON types to the copies and back
+// (Convert), and builds the views from its own records.
 package report

@@ -171,3 +171,17 @@ func jsonFinding(f Finding) JSONFinding {
 	jf.Effects = f.Mismatches
 	return jf
 }
+
+// Convert converts each element of s with f; nil stays nil (twice's JSON
+// types and the copies here convert with it, so the JSON is the same
+// bytes).
+func Convert[T, U any](s []T, f func(T) U) []U {
+	if s == nil {
+		return nil
+	}
+	out := make([]U, 0, len(s))
+	for _, x := range s {
+		out = append(out, f(x))
+	}
+	return out
+}

@@ -1,4 +1,4 @@
-package twice
+package report
 
 import (
 	"os"
