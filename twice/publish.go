@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/twicekit/twicekit/internal/report"
+	"github.com/twicekit/twicekit/internal/reportfmt"
 	"github.com/twicekit/twicekit/pgfixture"
 )
 
@@ -97,7 +98,7 @@ func (r *Report) Coverage() string {
 	return c.Line()
 }
 
-func countText(n int64) string { return report.CountText(n) }
+func countText(n int64) string { return reportfmt.CountText(n) }
 
 // verbose reports whether go test runs with -v.
 func verbose() bool { return testing.Testing() && flag.Parsed() && testing.Verbose() }

@@ -63,17 +63,9 @@ func (c Coverage) Line() string {
 		parts = append(parts, "interleavings not checked")
 	case c.Reference:
 		n := c.Points // the first deliveries interleave
-		parts = append(parts, fmt.Sprintf("interleavings %d of %s (%s)", interleavings, CountText(concurrent.Interleavings(n, n)), c.Isolation))
+		parts = append(parts, fmt.Sprintf("interleavings %d of %s (%s)", interleavings, reportfmt.CountText(concurrent.Interleavings(n, n)), c.Isolation))
 	}
 	return fmt.Sprintf("twice: %s: idempotent in %s: %s", reportfmt.Name(c.Job), reportfmt.Count(len(c.Kinds), "scenario"), strings.Join(parts, ", "))
-}
-
-// CountText is a count of interleavings in words past a billion.
-func CountText(n int64) string {
-	if n >= 1_000_000_000 {
-		return "more than a billion"
-	}
-	return fmt.Sprint(n)
 }
 
 // VaryingLine is what a verbose test logs about the values found to differ
