@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/twicekit/twicekit/effects"
+	"github.com/twicekit/twicekit/internal/handles"
 )
 
 // effectsConfig is what the options say about the effect fakes.
@@ -51,7 +52,7 @@ func (c *checker) wireEffects() error {
 	g := gate{c: c, owner: c.worker.Owner}
 	c.provider = effects.NewProvider(c.log, c.now)
 	c.router = effects.NewRouter(c.log, g, c.provider)
-	c.throughDefault = c.router.ThroughDefault(loopbackTransport)
+	c.throughDefault = c.router.ThroughDefault(handles.Loopback)
 	c.onClose(c.provider.Close)
 	for _, m := range c.cfg.effects.hosts {
 		if err := c.router.Mount(m.host, m.handler); err != nil {
