@@ -10,6 +10,10 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/twicekit/twicekit/effects"
+	"github.com/twicekit/twicekit/faults"
+	"github.com/twicekit/twicekit/internal/inject"
 )
 
 func TestDriverURLKeepsTheSessionsSettings(t *testing.T) {
@@ -75,3 +79,17 @@ func TestTheHookedTransportHandsAnAttemptsRequestsToIt(t *testing.T) {
 type roundTrip func(*http.Request) (*http.Response, error)
 
 func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// A call carrying no attempt's context while no attempt runs on the worker
+// is refused and recorded as foreign.
+func TestTheGateRefusesACallBetweenAttempts(t *testing.T) {
+	var foreign []string
+	g := Gate{Owner: inject.NewOwner(nil), Foreign: func(label string) { foreign = append(foreign, label) }}
+	_, err := g.Before(context.Background(), effects.Call{Label: "sms +15550100"})
+	if !errors.Is(err, faults.ErrForeignContext) || len(foreign) != 1 || foreign[0] != "sms +15550100" {
+		t.Fatalf("%v %q", err, foreign)
+	}
+	if err := g.After(context.Background(), effects.Call{}); err != nil {
+		t.Fatal(err)
+	}
+}
