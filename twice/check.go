@@ -155,7 +155,7 @@ func Check(ctx context.Context, job Job, opts ...Option) *Report {
 	c.finishQueue(rep)
 	afterRunFinding(rep, c.cfg.queue) // after_run.go
 	if err := c.refusedConnection(rep); err != nil && rep.Err == nil {
-		rep.Err, rep.Findings = &infrastructureError{err}, nil // a check that could not connect proves nothing
+		rep.Err, rep.Findings = infrastructure(err), nil // a check that could not connect proves nothing
 	}
 	if err := c.serverWentAway(ctx, rep); err != nil {
 		rep.Err, rep.Findings = err, nil

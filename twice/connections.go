@@ -1,10 +1,6 @@
 package twice
 
-import (
-	"fmt"
-
-	"github.com/twicekit/twicekit/internal/inject"
-)
+import "github.com/twicekit/twicekit/internal/handles"
 
 // concurrentMayRun reports whether the check may play concurrent scenarios:
 // they are not switched off and -twice.run does not pick a sequential one.
@@ -33,13 +29,5 @@ func (c *config) workersNeeded() int {
 }
 
 // connectionsOwner names a check and its workers in the error of a server
-// whose connection limit it does not fit.
-func connectionsOwner(job string, workers int) string {
-	switch workers {
-	case 1:
-		return fmt.Sprintf("twice.Check of job %q (1 worker of up to %d connections)", job, inject.MaxConnsPerWorker)
-	case 2:
-		return fmt.Sprintf("twice.Check of job %q (2 workers of up to %d connections: the check's own and a second for the concurrent scenarios)", job, inject.MaxConnsPerWorker)
-	}
-	return fmt.Sprintf("twice.Check of job %q (%d workers of up to %d connections: the check's own and two for the concurrent scenarios)", job, workers, inject.MaxConnsPerWorker)
-}
+// whose connection limit it does not fit (internal/handles).
+var connectionsOwner = handles.ConnectionsOwner
