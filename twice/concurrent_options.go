@@ -72,10 +72,3 @@ func WithoutConcurrency(reason string) Option {
 func ExploreAllInterleavings() Option {
 	return optionFunc(func(c *config) { c.conc.all = true })
 }
-
-func (cc concurrentConfig) scheduleSeed() uint64 {
-	if cc.seed == 0 {
-		return 1
-	}
-	return cc.seed
-}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/twicekit/twicekit/internal/concurrentplay"
 	"github.com/twicekit/twicekit/internal/report"
 	"github.com/twicekit/twicekit/internal/sched"
 )
@@ -18,10 +19,7 @@ type interleaving struct {
 
 // stuckNote is the timeline's word for stuck attempt i.
 func (it *interleaving) stuckNote(i int) string {
-	if h, ok := it.held[i]; ok {
-		return fmt.Sprintf("STUCK (on %s, held by %s's session after it returned)", h.What, letterList(it.stuck.Positions[i].On))
-	}
-	return "STUCK (outside PostgreSQL)"
+	return concurrentplay.StuckNote(it.held, it.stuck, i)
 }
 
 // outcome is how an attempt ended, in the words of the sequential timeline.
@@ -58,33 +56,6 @@ func attemptNames(recs []AttemptRecord) []string {
 // (internal/report/stuck.go).
 func stuckProblem(e *sched.StuckError, recs []AttemptRecord, after time.Duration) Problem {
 	return Problem{Kind: ProblemStuck, Text: report.StuckText(e, attemptNames(recs), after)}
-}
-
-// heldLocks names, for each stuck attempt blocked in PostgreSQL only on
-// attempts that had returned, the lock it waits for; asked before the check
-// crashes it (the crash ends the wait).
-func heldLocks(e *sched.StuckError, ras []*runningAttempt) map[int]heldLock {
-	held := map[int]heldLock{}
-	for _, i := range e.Stuck {
-		if i >= len(e.Positions) || i >= len(ras) || ras[i] == nil {
-			continue
-		}
-		p := e.Positions[i]
-		if p.State != sched.StateBlocked || len(p.On) == 0 {
-			continue
-		}
-		returned := true
-		for _, j := range p.On {
-			returned = returned && j < len(e.Positions) && e.Positions[j].State == sched.StateReturned
-		}
-		if !returned {
-			continue
-		}
-		if h, ok := ras[i].heldLock(); ok {
-			held[i] = h
-		}
-	}
-	return held
 }
 
 // heldLockProblem says that the stuck attempts waited in PostgreSQL for a

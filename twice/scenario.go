@@ -333,11 +333,11 @@ var kinds = [...]kindSpec{
 const job1, job2 = "job-1", "job-2"
 
 func playConcurrentKind(c *checker, ctx context.Context, sr *ScenarioRun, how playArgs) error {
-	return c.playConcurrent(ctx, sr, sameJob.jobs, how.chooser)
+	return c.playConcurrent(ctx, sr, sameJob.Jobs, how.chooser)
 }
 
 func playDuplicateKind(c *checker, ctx context.Context, sr *ScenarioRun, how playArgs) error {
-	return c.playConcurrent(ctx, sr, duplicateJobs.jobs, how.chooser)
+	return c.playConcurrent(ctx, sr, duplicateJobs.Jobs, how.chooser)
 }
 
 // spec is the kind's description; a kind outside the table has none.
