@@ -100,53 +100,48 @@ func (c *checker) playScenario(ctx context.Context, s Scenario, ch sched.Chooser
 // concurrentWorkers makes the workers of the concurrent scenarios, once per
 // check: the check's worker and a second one, or two new ones when the
 // scenarios run under another isolation level or on another database/sql
-// driver. New workers name their sessions (concurrentplay.WorkerParams).
-// They close with the check.
+// driver (concurrentplay.Workers). They close with the check.
 func (c *checker) concurrentWorkers() error {
 	if c.conc != nil {
 		return nil
 	}
-	k := &concurrency{}
 	iso := ""
 	if c.cfg.conc.isolation != ReadCommitted {
 		iso = c.cfg.conc.isolation.String()
 	}
-	for i := range k.workers {
-		if i == 0 && c.cfg.concurrentReusesCheckWorker() {
-			k.workers[i] = c.worker
-			continue
-		}
+	workers, names, err := concurrentplay.Workers(c.worker, c.cfg.concurrentReusesCheckWorker(), c.db.ConnConfig().RuntimeParams, iso, func(params map[string]string) (*inject.Worker, error) {
 		cfg := c.db.ConnConfig()
-		k.names[i], cfg.RuntimeParams = concurrentplay.WorkerParams(cfg.RuntimeParams, i, iso)
+		cfg.RuntimeParams = params
 		w, err := inject.NewWorkerConfigured(cfg, c.cfg.configurePool)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		c.setUp.Watch(w)
 		c.onClose(w.Close)
 		if err := c.addHandles(w); err != nil {
-			return err
+			return nil, err
 		}
 		if c.cfg.sqlOpen != nil {
 			if err := c.useSQL(w, cfg); err != nil {
-				return err
+				return nil, err
 			}
 		}
-		k.workers[i] = w
+		return w, nil
+	})
+	if err != nil {
+		return err
 	}
-	c.conc = k
+	c.conc = &concurrency{workers: workers, names: names}
 	return nil
 }
 
-// playConcurrent runs two attempts at once under the scheduler
-// (concurrentplay.Play), of the job IDs jobs names (the same one twice, or
-// both copies of a duplicate enqueue), then redelivers, one after the
-// other, the attempts that crashed or returned an error (the losers of a
-// unique violation, a serialization failure or a deadlock), as the queue
-// would.
+// playConcurrent runs two attempts at once under the scheduler, of the job
+// IDs jobs names (the same one twice, or both copies of a duplicate
+// enqueue), then redelivers, one after the other, the attempts that crashed
+// or returned an error, as the queue would (concurrentplay.Play).
 func (c *checker) playConcurrent(ctx context.Context, sr *ScenarioRun, jobs [2]string, chooser sched.Chooser) error {
 	k := c.conc
-	played, err := concurrentplay.Play[*runningAttempt, AttemptRecord]{
+	return concurrentplay.Play[*runningAttempt, AttemptRecord, Problem]{
 		Attempts:   len(k.workers),
 		Choose:     chooser,
 		Pool:       c.db.Pool(),
@@ -158,44 +153,26 @@ func (c *checker) playConcurrent(ctx context.Context, sr *ScenarioRun, jobs [2]s
 		// The scheduler reports a stuck attempt after AttemptTimeout
 		// without progress; this bound only catches the scheduler itself.
 		Wait: func(ra *runningAttempt) AttemptRecord { return ra.wait(4*c.cfg.attemptTimeout, false) },
-	}.Run(ctx)
-	if err != nil {
-		return err
-	}
-	recs, stuck, held := played.Recs, played.Stuck, played.Held
-	for i := range recs {
-		c.afterAttempt(ctx, &recs[i], false)
-	}
-	sr.Attempts = append(sr.Attempts, recs...)
-	sr.interleaving = &interleaving{trace: played.Trace, isolation: c.cfg.conc.isolation, stuck: stuck, held: held}
 
-	var failed []string
-	for _, rec := range recs {
-		switch {
-		case rec.Panic != "" || rec.Goexit != "":
-			sr.Problems = append(sr.Problems, abortProblem(rec, true))
-		case rec.Hung:
-			sr.Problems = append(sr.Problems, hungProblem(rec, 4*c.cfg.attemptTimeout))
-		case len(rec.AfterRun) > 0:
-			sr.Problems = append(sr.Problems, afterRunProblem(rec))
-		case c.outcome(rec) != outcomeDone:
-			failed = append(failed, rec.JobID)
-		}
-	}
-	if stuck != nil {
-		if len(held) == len(stuck.Stuck) {
-			sr.Problems = append(sr.Problems, heldLockProblem(stuck, held, recs, c.cfg.attemptTimeout))
-		} else {
-			sr.Problems = append(sr.Problems, stuckProblem(stuck, recs, c.cfg.attemptTimeout))
-		}
-	}
-	if len(sr.Problems) > 0 {
-		return nil
-	}
-	for _, jobID := range failed {
-		if !c.deliverOn(ctx, sr, k.workers[0], jobID, delivery{}) {
-			break
-		}
-	}
-	return nil
+		After: func(rec *AttemptRecord) { c.afterAttempt(ctx, rec, false) },
+		Record: func(p concurrentplay.Played[AttemptRecord]) {
+			sr.Attempts = append(sr.Attempts, p.Recs...)
+			sr.interleaving = &interleaving{trace: p.Trace, isolation: c.cfg.conc.isolation, stuck: p.Stuck, held: p.Held}
+		},
+		Ended: func(rec AttemptRecord) (Problem, bool, bool) {
+			switch {
+			case rec.Panic != "" || rec.Goexit != "":
+				return abortProblem(rec, true), true, false
+			case rec.Hung:
+				return hungProblem(rec, 4*c.cfg.attemptTimeout), true, false
+			case len(rec.AfterRun) > 0:
+				return afterRunProblem(rec), true, false
+			}
+			return Problem{}, false, c.outcome(rec) == outcomeDone
+		},
+		Name:      attemptName,
+		Stuck:     func(text string) Problem { return Problem{Kind: ProblemStuck, Text: text} },
+		Add:       func(p Problem) { sr.Problems = append(sr.Problems, p) },
+		Redeliver: func(rec AttemptRecord) bool { return c.deliverOn(ctx, sr, k.workers[0], rec.JobID, delivery{}) },
+	}.Run(ctx)
 }

@@ -2,10 +2,8 @@ package twice
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/twicekit/twicekit/internal/concurrentplay"
-	"github.com/twicekit/twicekit/internal/report"
 	"github.com/twicekit/twicekit/internal/sched"
 )
 
@@ -41,31 +39,6 @@ func outcome(a AttemptRecord) string {
 	}
 	return "done" // returned, or not delivered
 }
-
-// attemptNames are the names of a concurrent scenario's attempts, in
-// letter order.
-func attemptNames(recs []AttemptRecord) []string {
-	names := make([]string, len(recs))
-	for i, r := range recs {
-		names[i] = attemptName(r)
-	}
-	return names
-}
-
-// stuckProblem says which attempts were stuck and where every attempt was
-// (internal/report/stuck.go).
-func stuckProblem(e *sched.StuckError, recs []AttemptRecord, after time.Duration) Problem {
-	return Problem{Kind: ProblemStuck, Text: report.StuckText(e, attemptNames(recs), after)}
-}
-
-// heldLockProblem says that the stuck attempts waited in PostgreSQL for a
-// lock that the session of an attempt that had returned still held
-// (internal/report/stuck.go).
-func heldLockProblem(e *sched.StuckError, held map[int]heldLock, recs []AttemptRecord, after time.Duration) Problem {
-	return Problem{Kind: ProblemStuck, Text: report.HeldLockText(e, held, attemptNames(recs), after)}
-}
-
-func letterList(is []int) string { return report.Letters(is) }
 
 // Timeline returns the timeline of the scenario with this token among those
 // that ran, whether or not it broke a promise (a passing interleaving can be

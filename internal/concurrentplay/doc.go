@@ -14,14 +14,17 @@
 // through internal/explore (run.go).
 // It plays one scenario's two attempts under the scheduler, crashes those
 // still running when it stops, and names the lock that each stuck attempt
-// waits for when the session of an attempt that returned still holds it
-// (play.go).
-// It names the sessions of the concurrent scenarios' new workers and sets the
-// isolation level they run under (workers.go).
+// waits for when the session of an attempt that returned still holds it.
+// It says which problems the scenario made (an attempt's own end, attempts
+// stuck) and redelivers the attempts the queue would deliver again when it
+// made none (play.go).
+// It makes the concurrent scenarios' workers: their sessions' names and
+// isolation level, how many workers a check needs, and its name in a
+// server's connection limit error (workers.go).
 //
 // twice keeps the options and their docs (Isolation, ScheduleSeed,
 // WithoutConcurrency, WithoutOverlappingDeliveries, ConcurrentDuplicates,
-// ExploreAllInterleavings), the scenarios and their runs, starting an
-// attempt on a worker and recording it, the problems made from what the
-// attempts did, their redelivery, and the comparison.
+// ExploreAllInterleavings, WithBudget). It keeps the scenarios, their runs
+// and their comparison. It starts an attempt on a worker, records it, words
+// the problem its end makes, and delivers a job again, behind callbacks.
 package concurrentplay

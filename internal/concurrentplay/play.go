@@ -24,8 +24,8 @@ type Attempt interface {
 }
 
 // Play is one concurrent scenario's two attempts, of type A, each making a
-// record of type R once waited for.
-type Play[A Attempt, R any] struct {
+// record of type R once waited for, and its problems, of type P.
+type Play[A Attempt, R, P any] struct {
 	Attempts int           // how many attempts run at once
 	Choose   sched.Chooser // the schedule
 	Pool     *pgxpool.Pool // the check's control pool, which sees every session's locks
@@ -36,6 +36,19 @@ type Play[A Attempt, R any] struct {
 
 	Start func(i int, plan inject.Plan) A // starts attempt i under plan, returning at once
 	Wait  func(a A) R                     // waits for an attempt and records it
+
+	After  func(rec *R)           // what the queue does once an attempt returned (its ack, its retry)
+	Record func(played Played[R]) // the scenario's run takes the attempts and the interleaving
+	// Ended is the problem an attempt's end makes on its own (a panic, a
+	// hang, goroutines after Run), if any, and else whether the queue is
+	// done with it (false: it delivers it again).
+	Ended func(rec R) (problem P, ok bool, done bool)
+	Name  func(rec R) string  // an attempt's name in the stuck problem's text
+	Stuck func(text string) P // the problem of stuck attempts, from its text (internal/report/stuck.go)
+	Add   func(problem P)     // the scenario's run takes a problem
+	// Redeliver delivers rec's job again, on the check's worker, one after
+	// the other; false: stop.
+	Redeliver func(rec R) bool
 }
 
 // Played is what the scheduler did in one concurrent scenario.
@@ -47,10 +60,59 @@ type Played[R any] struct {
 	Held map[int]sessions.HeldLock
 }
 
-// Run runs the attempts at once under the scheduler. Attempts still
+// Run runs the attempts at once under the scheduler, then redelivers, one
+// after the other, the attempts that crashed or returned an error (the
+// losers of a unique violation, a serialization failure or a deadlock), as
+// the queue would, unless the scenario made a problem. Attempts still
 // running when the scheduler stops are crashed (stuck, or the check
 // stopped them); an error other than attempts stuck is the check's own.
-func (p Play[A, R]) Run(ctx context.Context) (Played[R], error) {
+func (p Play[A, R, P]) Run(ctx context.Context) error {
+	played, err := p.play(ctx)
+	if err != nil {
+		return err
+	}
+	recs, stuck, held := played.Recs, played.Stuck, played.Held
+	for i := range recs {
+		p.After(&recs[i])
+	}
+	p.Record(played)
+
+	var failed []R
+	problems := 0
+	for _, rec := range recs {
+		switch problem, ok, done := p.Ended(rec); {
+		case ok:
+			p.Add(problem)
+			problems++
+		case !done:
+			failed = append(failed, rec)
+		}
+	}
+	if stuck != nil {
+		names := make([]string, len(recs))
+		for i, r := range recs {
+			names[i] = p.Name(r)
+		}
+		if len(held) == len(stuck.Stuck) {
+			p.Add(p.Stuck(report.HeldLockText(stuck, held, names, p.StuckAfter)))
+		} else {
+			p.Add(p.Stuck(report.StuckText(stuck, names, p.StuckAfter)))
+		}
+		problems++
+	}
+	if problems > 0 {
+		return nil
+	}
+	for _, rec := range failed {
+		if !p.Redeliver(rec) {
+			break
+		}
+	}
+	return nil
+}
+
+// play runs the attempts at once under the scheduler.
+func (p Play[A, R, P]) play(ctx context.Context) (Played[R], error) {
 	scheduler := sched.New(sched.Config{
 		Attempts:   p.Attempts,
 		Choose:     p.Choose,
@@ -106,7 +168,7 @@ func (p Play[A, R]) Run(ctx context.Context) (Played[R], error) {
 // heldLocks names, for each stuck attempt blocked in PostgreSQL only on
 // attempts that had returned, the lock it waits for; asked before the check
 // crashes it (the crash ends the wait).
-func (p Play[A, R]) heldLocks(e *sched.StuckError, ras []A, started []bool) map[int]sessions.HeldLock {
+func (p Play[A, R, P]) heldLocks(e *sched.StuckError, ras []A, started []bool) map[int]sessions.HeldLock {
 	held := map[int]sessions.HeldLock{}
 	for _, i := range e.Stuck {
 		if i >= len(e.Positions) || i >= len(ras) || !started[i] {

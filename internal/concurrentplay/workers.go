@@ -1,25 +1,69 @@
 package concurrentplay
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/twicekit/twicekit/concurrent"
 )
 
-// WorkerParams are the runtime parameters of the sessions of attempt i's
-// new worker, from the check's (params, left as they are): its name
-// (application_name), so the scheduler finds its sessions even when the
-// driver does not report backend PIDs, and its isolation level unless it
-// is READ COMMITTED (isolation "").
-func WorkerParams(params map[string]string, i int, isolation string) (name string, out map[string]string) {
-	out = map[string]string{}
-	for key, v := range params {
-		out[key] = v
+// Workers makes the two workers of the concurrent scenarios, of type W:
+// the check's own (own) as the first when reuse says so, else a new one,
+// and a new second one. New ones get the runtime parameters of the check's
+// sessions (params, left as they are) with a name (application_name), so
+// the scheduler finds their sessions even when the driver does not report
+// backend PIDs, and their isolation level unless it is READ COMMITTED
+// (isolation ""). It returns the workers and their sessions' names ("":
+// the check's worker).
+func Workers[W any](own W, reuse bool, params map[string]string, isolation string, make func(params map[string]string) (W, error)) ([2]W, [2]string, error) {
+	var workers [2]W
+	var names [2]string
+	for i := range workers {
+		if i == 0 && reuse {
+			workers[i] = own
+			continue
+		}
+		p := map[string]string{}
+		for key, v := range params {
+			p[key] = v
+		}
+		names[i] = "twice-attempt-" + concurrent.Letter(i)
+		p["application_name"] = names[i]
+		if isolation != "" {
+			p["default_transaction_isolation"] = strings.ToLower(isolation)
+		}
+		w, err := make(p)
+		if err != nil {
+			return workers, names, err
+		}
+		workers[i] = w
 	}
-	name = "twice-attempt-" + concurrent.Letter(i)
-	out["application_name"] = name
-	if isolation != "" {
-		out["default_transaction_isolation"] = strings.ToLower(isolation)
+	return workers, names, nil
+}
+
+// WorkersNeeded is how many workers a check may make: its own, and one or
+// two for the concurrent scenarios (none when they may not run, one when
+// the first attempt reuses the check's own worker; see Workers).
+func WorkersNeeded(mayRun, reuse bool) int {
+	switch {
+	case !mayRun:
+		return 1
+	case reuse:
+		return 2
+	default:
+		return 3
 	}
-	return name, out
+}
+
+// ConnectionsOwner names a check of job and its workers, of up to perWorker
+// connections each, in the error of a server whose connection limit it
+// does not fit.
+func ConnectionsOwner(job string, workers, perWorker int) string {
+	switch workers {
+	case 1:
+		return fmt.Sprintf("twice.Check of job %q (1 worker of up to %d connections)", job, perWorker)
+	case 2:
+		return fmt.Sprintf("twice.Check of job %q (2 workers of up to %d connections: the check's own and a second for the concurrent scenarios)", job, perWorker)
+	}
+	return fmt.Sprintf("twice.Check of job %q (%d workers of up to %d connections: the check's own and two for the concurrent scenarios)", job, workers, perWorker)
 }
