@@ -105,11 +105,7 @@ func (c *checker) concurrentWorkers() error {
 	if c.conc != nil {
 		return nil
 	}
-	iso := ""
-	if c.cfg.conc.isolation != ReadCommitted {
-		iso = c.cfg.conc.isolation.String()
-	}
-	workers, names, err := concurrentplay.Workers(c.worker, c.cfg.concurrentReusesCheckWorker(), c.db.ConnConfig().RuntimeParams, iso, func(params map[string]string) (*inject.Worker, error) {
+	workers, names, err := concurrentplay.Workers(c.worker, c.cfg.concurrentReusesCheckWorker(), c.db.ConnConfig().RuntimeParams, int(c.cfg.conc.isolation), func(params map[string]string) (*inject.Worker, error) {
 		cfg := c.db.ConnConfig()
 		cfg.RuntimeParams = params
 		w, err := inject.NewWorkerConfigured(cfg, c.cfg.configurePool)

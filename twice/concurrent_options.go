@@ -1,8 +1,6 @@
 package twice
 
-import (
-	"fmt"
-)
+import "github.com/twicekit/twicekit/internal/concurrentplay"
 
 // IsolationLevel is the transaction isolation the concurrent scenarios'
 // workers use (PostgreSQL's default_transaction_isolation).
@@ -20,17 +18,7 @@ const (
 	Serializable
 )
 
-func (l IsolationLevel) String() string {
-	switch l {
-	case ReadCommitted:
-		return "READ COMMITTED"
-	case RepeatableRead:
-		return "REPEATABLE READ"
-	case Serializable:
-		return "SERIALIZABLE"
-	}
-	return fmt.Sprintf("isolation(%d)", int(l))
-}
+func (l IsolationLevel) String() string { return concurrentplay.Isolation(int(l)) }
 
 type concurrentConfig struct {
 	isolation IsolationLevel

@@ -101,18 +101,21 @@ func TestWorkers(t *testing.T) {
 	params := map[string]string{"search_path": "app"}
 	var made []map[string]string
 	mk := func(p map[string]string) (int, error) { made = append(made, p); return len(made), nil }
-	ws, names, err := Workers(0, true, params, "", mk)
+	ws, names, err := Workers(0, true, params, 0, mk)
 	if err != nil || ws != [2]int{0, 1} || names != [2]string{"", "twice-attempt-B"} || made[0]["search_path"] != "app" || made[0]["application_name"] != "twice-attempt-B" || made[0]["default_transaction_isolation"] != "" {
 		t.Fatalf("reused: %v %v %v %v", ws, names, made, err)
 	}
 	made = nil
-	ws, names, err = Workers(0, false, params, "SERIALIZABLE", mk)
+	ws, names, err = Workers(0, false, params, 2, mk)
 	if err != nil || ws != [2]int{1, 2} || names != [2]string{"twice-attempt-A", "twice-attempt-B"} || made[0]["default_transaction_isolation"] != "serializable" || len(params) != 1 {
 		t.Fatalf("new: %v %v %v %v", ws, names, made, err)
 	}
 	boom := errors.New("boom")
-	if _, _, err := Workers(0, false, params, "", func(map[string]string) (int, error) { return 0, boom }); !errors.Is(err, boom) {
+	if _, _, err := Workers(0, false, params, 0, func(map[string]string) (int, error) { return 0, boom }); !errors.Is(err, boom) {
 		t.Fatalf("error: %v", err)
+	}
+	if Isolation(0) != "READ COMMITTED" || Isolation(1) != "REPEATABLE READ" || Isolation(3) != "isolation(3)" {
+		t.Error("isolation")
 	}
 	if WorkersNeeded(false, true) != 1 || WorkersNeeded(true, true) != 2 || WorkersNeeded(true, false) != 3 {
 		t.Error("workers needed")

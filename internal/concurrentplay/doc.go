@@ -19,8 +19,9 @@
 // stuck) and redelivers the attempts the queue would deliver again when it
 // made none (play.go).
 // It makes the concurrent scenarios' workers: their sessions' names and
-// isolation level, how many workers a check needs, and its name in a
-// server's connection limit error (workers.go).
+// isolation level (Isolation names the levels as PostgreSQL does), how
+// many workers a check needs, and its name in a server's connection limit
+// error (workers.go).
 //
 // twice keeps the options and their docs (Isolation, ScheduleSeed,
 // WithoutConcurrency, WithoutOverlappingDeliveries, ConcurrentDuplicates,

@@ -13,9 +13,9 @@ import (
 // sessions (params, left as they are) with a name (application_name), so
 // the scheduler finds their sessions even when the driver does not report
 // backend PIDs, and their isolation level unless it is READ COMMITTED
-// (isolation ""). It returns the workers and their sessions' names ("":
+// (Isolation; isolation 0). It returns the workers and their sessions' names ("":
 // the check's worker).
-func Workers[W any](own W, reuse bool, params map[string]string, isolation string, make func(params map[string]string) (W, error)) ([2]W, [2]string, error) {
+func Workers[W any](own W, reuse bool, params map[string]string, isolation int, make func(params map[string]string) (W, error)) ([2]W, [2]string, error) {
 	var workers [2]W
 	var names [2]string
 	for i := range workers {
@@ -29,8 +29,8 @@ func Workers[W any](own W, reuse bool, params map[string]string, isolation strin
 		}
 		names[i] = "twice-attempt-" + concurrent.Letter(i)
 		p["application_name"] = names[i]
-		if isolation != "" {
-			p["default_transaction_isolation"] = strings.ToLower(isolation)
+		if isolation != 0 {
+			p["default_transaction_isolation"] = strings.ToLower(Isolation(isolation))
 		}
 		w, err := make(p)
 		if err != nil {
@@ -39,6 +39,21 @@ func Workers[W any](own W, reuse bool, params map[string]string, isolation strin
 		workers[i] = w
 	}
 	return workers, names, nil
+}
+
+// Isolation names the isolation level l (twice's IsolationLevel: 0 READ
+// COMMITTED, PostgreSQL's default, 1 REPEATABLE READ, 2 SERIALIZABLE) as
+// PostgreSQL does.
+func Isolation(l int) string {
+	switch l {
+	case 0:
+		return "READ COMMITTED"
+	case 1:
+		return "REPEATABLE READ"
+	case 2:
+		return "SERIALIZABLE"
+	}
+	return fmt.Sprintf("isolation(%d)", l)
 }
 
 // WorkersNeeded is how many workers a check may make: its own, and one or
