@@ -1,6 +1,9 @@
 package twice
 
-import "github.com/twicekit/twicekit/internal/handles"
+import (
+	"github.com/twicekit/twicekit/internal/concurrentplay"
+	"github.com/twicekit/twicekit/internal/handles"
+)
 
 // concurrentMayRun reports whether the check may play concurrent scenarios:
 // they are not switched off and -twice.run does not pick a sequential one.
@@ -18,14 +21,7 @@ func (c *config) concurrentReusesCheckWorker() bool {
 // workersNeeded is how many workers a check may make: its own, and one or
 // two for the concurrent scenarios (see concurrentWorkers).
 func (c *config) workersNeeded() int {
-	switch {
-	case !c.concurrentMayRun():
-		return 1
-	case c.concurrentReusesCheckWorker():
-		return 2
-	default:
-		return 3
-	}
+	return concurrentplay.WorkersNeeded(c.concurrentMayRun(), c.concurrentReusesCheckWorker())
 }
 
 // connectionsOwner names a check and its workers in the error of a server
