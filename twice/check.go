@@ -13,6 +13,7 @@ import (
 	"github.com/twicekit/twicekit/internal/compare"
 	"github.com/twicekit/twicekit/internal/crashstates"
 	"github.com/twicekit/twicekit/internal/inject"
+	"github.com/twicekit/twicekit/internal/queue"
 	"github.com/twicekit/twicekit/internal/sched"
 	"github.com/twicekit/twicekit/internal/sessionstate"
 	"github.com/twicekit/twicekit/internal/thin"
@@ -54,9 +55,9 @@ type checker struct {
 	// attempts the attempt each running run was started for.
 	handles  map[*inject.Worker]*effectHandles
 	attempts map[*inject.Run]*Attempt
-	ran      []ranAttempt  // the attempts started in the current scenario (lockholder.go)
-	queueErr error         // the first error of a queue hook (queue.go)
-	follow   followUpState // the scenario's follow-ups (followups.go)
+	ran      []ranAttempt         // the attempts started in the current scenario (lockholder.go)
+	queueErr error                // the first error of a queue hook (queue.go)
+	follow   queue.State[Attempt] // the scenario's follow-ups (internal/queue)
 	// setUp is how each worker session started, and left what each was
 	// seen with in the current scenario (sessionstate.go).
 	setUp sessionstate.SetUp
@@ -689,7 +690,7 @@ func (c *checker) deliverOn(ctx context.Context, sr *ScenarioRun, w *inject.Work
 // snoozed reports whether rec returned an error that asks the queue to
 // deliver the job again later (SnoozeError).
 func (c *checker) snoozed(rec AttemptRecord) bool {
-	return !rec.Crashed && rec.Err != nil && c.cfg.queue.snooze != nil && c.cfg.queue.snooze(rec.Err)
+	return !rec.Crashed && rec.Err != nil && c.cfg.queue.Snooze != nil && c.cfg.queue.Snooze(rec.Err)
 }
 
 func (c *checker) takeForeign() []string {

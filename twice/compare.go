@@ -7,6 +7,7 @@ import (
 
 	"github.com/twicekit/twicekit/effects"
 	"github.com/twicekit/twicekit/internal/compare"
+	"github.com/twicekit/twicekit/internal/queue"
 	"github.com/twicekit/twicekit/internal/report"
 	"github.com/twicekit/twicekit/pgfixture"
 )
@@ -97,7 +98,7 @@ func referenceFinding(ref *ScenarioRun, first AttemptRecord, unseen []string, q 
 		f.Problems = append(f.Problems, hungProblem(first, 0))
 	case len(first.AfterRun) > 0:
 		f.Problems = append(f.Problems, afterRunProblem(first))
-	case first.Err != nil && q.snooze != nil && q.snooze(first.Err) && len(ref.Foreign) == 0:
+	case first.Err != nil && q.Snooze != nil && q.Snooze(first.Err) && len(ref.Foreign) == 0:
 		f.Problems = append(f.Problems, Problem{Kind: ProblemCleanRunFailed, Attempt: attemptName(first),
 			Text: fmt.Sprintf("the job never finished on a clean run: it snoozed on every one of its %s (the last time: %v)\n(the reference run must end once before twice can compare anything with it)", count(len(ref.Attempts), "delivery"), first.Err)})
 	case first.Err != nil && !first.Terminal && len(ref.Foreign) == 0:
@@ -159,13 +160,13 @@ func headline(f *Finding, sr *ScenarioRun, words func(Scenario, Happened, string
 	if words != nil {
 		said = words(sr.Scenario, happened(sr), said)
 	}
-	if sr.hasNextRun() {
+	if queue.HasNextRun(queued(sr.Attempts)) {
 		if !happened(sr).Redelivered {
 			said = strings.TrimSuffix(said, ", then redelivery")
 		}
 		said += ", then the next scheduled run (Periodic)"
 	}
-	said += sr.followUpsHeadline() // followups.go
+	said += sr.followUps.Headline() // internal/queue
 	return strings.Join(promises, "; ") + ": " + said
 }
 
