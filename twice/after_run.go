@@ -1,12 +1,6 @@
 package twice
 
-import (
-	"github.com/twicekit/twicekit/internal/queue"
-)
-
-// The goroutines an attempt leaves running after Run are waited for, and
-// their calls after Run refused and recorded, by internal/queue
-// (queue.AfterRun, called as the attempt ends).
+import "github.com/twicekit/twicekit/internal/queue"
 
 // pointsBeforeAck is how many of steps came before the ack
 // (internal/queue).

@@ -79,7 +79,7 @@ func compareRun(ref, sr *ScenarioRun, cfg *config) *Finding {
 	f.Problems, f.Hints = rewriteProblems(f.Problems, keys.Texts), keys.Texts(f.Hints)
 	view = rewriteRun(view, compare.MarkLiterals, compare.MarkLiterals)
 	f.Problems, f.Hints = rewriteProblems(f.Problems, compare.MarkLiteralsIn), compare.MarkLiteralsIn(f.Hints)
-	f.Headline = cfg.runner.words(headline(f, view, cfg.queue.describe)) // runner.go
+	f.Headline = cfg.runner.Words(headline(f, view, cfg.queue.describe)) // runner.go
 	f.Timeline = timeline(view)
 	f.run = view
 	numberPlaceholders(f)
@@ -142,31 +142,11 @@ func headline(f *Finding, sr *ScenarioRun, words func(Scenario, Happened, string
 	if len(f.Database) > 0 || len(f.Effects) > 0 {
 		add("not idempotent")
 	}
-	said := sr.Scenario.words(crashLabel(sr))
-	if h := happened(sr); words == nil && !h.Redelivered && strings.HasSuffix(said, ", then redelivery") {
-		// The headline says what the timeline shows: no redelivery.
-		said = strings.TrimSuffix(said, ", then redelivery")
-		switch {
-		case h.AckCommitted:
-			said += "; its ack had committed in its own transaction, so the queue did not deliver it again"
-		case h.Ended:
-			said += "; the error it returned ended the job, so the queue did not deliver it again"
-		case h.NotDelivered != "":
-			said += "; the queue did not deliver it again: " + h.NotDelivered
-		default:
-			said += "; the queue did not deliver it again (MaxDeliveries)"
-		}
-	}
+	var queueWords func(queue.Happened, string) string
 	if words != nil {
-		said = words(sr.Scenario, happened(sr), said)
+		queueWords = func(h queue.Happened, said string) string { return words(sr.Scenario, Happened(h), said) }
 	}
-	if queue.HasNextRun(queued(sr.Attempts)) {
-		if !happened(sr).Redelivered {
-			said = strings.TrimSuffix(said, ", then redelivery")
-		}
-		said += ", then the next scheduled run (Periodic)"
-	}
-	said += sr.followUps.Headline() // internal/queue
+	said := queue.Said(sr.Scenario.words(crashLabel(sr)), queued(sr.Attempts), job1, sr.Scenario.Kind == AckLost, queueWords, sr.followUps)
 	return strings.Join(promises, "; ") + ": " + said
 }
 

@@ -58,7 +58,7 @@ type config struct {
 	effects   effectsConfig    // the effect fakes: effects_wiring.go
 	wall      *time.Duration   // WallBudget: wall.go
 	partialOK string           // PartialCheck: wall.go
-	runner    runner           // LeaseQueue, LockingConsumer, InProcessScheduler: runner.go
+	runner    queue.Runner     // LeaseQueue, LockingConsumer, InProcessScheduler: runner.go
 	// onPlan, when set, hears the plan once the reference run made it
 	// ("N scenarios, about T each"): AssertIdempotent logs it under -v.
 	onPlan func(string)

@@ -52,12 +52,8 @@ func (c *checker) playNextRun(ctx context.Context, sr *ScenarioRun) {
 	if !c.cfg.periodicOn() || !gaveUpOnly(sr) {
 		return
 	}
-	c.mu.Lock()
-	c.clock = c.cfg.nextRun(c.clock)
-	c.mu.Unlock()
 	before := len(sr.Problems)
-	if !c.deliver(ctx, sr, queue.JobNext, delivery{}) {
-		return
+	if c.cfg.periodic.PlayNext(&c.mu, &c.clock, func(jobID string) bool { return c.deliver(ctx, sr, jobID, delivery{}) }) {
+		sr.Problems = sr.Problems[before:] // the next run recovered what the queue gave up on
 	}
-	sr.Problems = sr.Problems[before:] // the next run recovered what the queue gave up on
 }

@@ -10,12 +10,6 @@ import (
 	"github.com/twicekit/twicekit/internal/queue"
 )
 
-// A queue's delivery semantics, where they differ from the generic
-// at-least-once queue's: which errors end a job, which mean "later", whether
-// the ack commits in the job's own transaction, the queue's own rows and its
-// words. A queue adapter (package twiceriver for River) sets them from the
-// real library; any other queue uses the same options.
-
 // Delivery is one delivery of a job as a queue's hooks see it.
 type Delivery struct {
 	// JobID is the check's ID of the job ("job-1"); redeliveries keep it.
@@ -156,12 +150,6 @@ type Happened struct {
 	Redelivered bool
 }
 
-// happened reads what the queue did from the scenario's attempts of job-1
-// (internal/queue).
-func happened(sr *ScenarioRun) Happened {
-	return Happened(queue.HappenedOf(queued(sr.Attempts), job1, sr.Scenario.Kind == AckLost))
-}
-
 // queued is what internal/queue knows of a.
 func (a AttemptRecord) queued() queue.Attempt {
 	return queue.Attempt{JobID: a.JobID, Number: a.Number, Points: a.Points, Err: a.Err, Crashed: a.Crashed, CrashedAfterAck: a.crashedAfterAck,
@@ -212,7 +200,7 @@ func (c *checker) afterAttempt(ctx context.Context, rec *AttemptRecord, ackLost 
 }
 
 // What the queue does after an attempt (internal/queue).
-const outcomeDone, outcomeRedeliver, outcomeLater = queue.Done, queue.Redeliver, queue.Later
+const outcomeDone = queue.Done
 
 // outcome says what the queue does after rec (panics and hangs are
 // handled before).

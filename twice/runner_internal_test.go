@@ -3,6 +3,8 @@ package twice
 import (
 	"strings"
 	"testing"
+
+	"github.com/twicekit/twicekit/internal/queue"
 )
 
 // TestTheSchedulersWordsCoverEverySequentialKind: under InProcessScheduler
@@ -17,7 +19,7 @@ func TestTheSchedulersWordsCoverEverySequentialKind(t *testing.T) {
 			{Kind: ScenarioKind(k), Point: 2, Of: 3, After: 48 * 3600e9},
 			{Kind: ScenarioKind(k), Point: 2, Of: 3, After: 48 * 3600e9, beforeAck: 2},
 		} {
-			said := inProcessScheduler.words(d.words(s, "label"))
+			said := queue.InProcessScheduler.Words(d.words(s, "label"))
 			for _, w := range []string{", then redelivery", "the ack was lost", "before the ack,"} {
 				if strings.Contains(said, w) {
 					t.Errorf("%s under InProcessScheduler says %q: %s", s.Token(), w, said)

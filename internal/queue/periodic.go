@@ -1,6 +1,9 @@
 package queue
 
-import "time"
+import (
+	"sync"
+	"time"
+)
 
 // Periodic jobs: a job that also runs again on a schedule (a cron loop,
 // River's periodic jobs, asynq's periodic tasks, a Temporal Schedule) has a
@@ -46,4 +49,15 @@ func HasNextRun(attempts []Attempt) bool {
 		}
 	}
 	return false
+}
+
+// PlayNext plays the next scheduled run after a scenario: the check's
+// clock (guarded by mu) moves on to the run's time, then deliver delivers
+// JobNext. It reports whether the run ended acknowledged: then the
+// give-ups before it are recovered (the next run is their retry).
+func (s Schedule) PlayNext(mu sync.Locker, clock *time.Time, deliver func(jobID string) bool) bool {
+	mu.Lock()
+	*clock = s.NextRun(*clock)
+	mu.Unlock()
+	return deliver(JobNext)
 }

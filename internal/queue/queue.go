@@ -3,6 +3,7 @@ package queue
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -163,4 +164,38 @@ func HappenedOf(attempts []Attempt, job string, ackLost bool) Happened {
 		}
 	}
 	return h
+}
+
+// Said is the scenario part of a finding's headline: generic, twice's
+// description of the scenario, said as the timeline shows it (no
+// redelivery where the scenario's attempts of job show none), in the
+// queue's own words when QueueWords gave them (words is nil otherwise),
+// with the next scheduled run and the follow-ups it worked.
+func Said(generic string, attempts []Attempt, job string, ackLost bool, words func(Happened, string) string, worked Worked) string {
+	said := generic
+	if h := HappenedOf(attempts, job, ackLost); words == nil && !h.Redelivered && strings.HasSuffix(said, ", then redelivery") {
+		// The headline says what the timeline shows: no redelivery.
+		said = strings.TrimSuffix(said, ", then redelivery")
+		switch {
+		case h.AckCommitted:
+			said += "; its ack had committed in its own transaction, so the queue did not deliver it again"
+		case h.Ended:
+			said += "; the error it returned ended the job, so the queue did not deliver it again"
+		case h.NotDelivered != "":
+			said += "; the queue did not deliver it again: " + h.NotDelivered
+		default:
+			said += "; the queue did not deliver it again (MaxDeliveries)"
+		}
+	}
+	if words != nil {
+		said = words(HappenedOf(attempts, job, ackLost), said)
+	}
+	if HasNextRun(attempts) {
+		if !HappenedOf(attempts, job, ackLost).Redelivered {
+			said = strings.TrimSuffix(said, ", then redelivery")
+		}
+		said += ", then the next scheduled run (Periodic)"
+	}
+	said += worked.Headline() // followups.go
+	return said
 }
