@@ -605,8 +605,8 @@ func (c *checker) deliver(ctx context.Context, sr *ScenarioRun, jobID string, d 
 // deliverOn is deliver on worker w: the queue's loop is internal/queue's
 // (Config.Deliver).
 func (c *checker) deliverOn(ctx context.Context, sr *ScenarioRun, w *inject.Worker, jobID string, d delivery) bool {
-	p := queue.Plan{Fault: d.fault, CrashAfterReturn: d.crashAfterReturn, LoseAck: d.loseAck, RedriveAfter: d.redriveAfter, Wait: d.wait}
-	ok, gaveUp := c.cfg.queue.Deliver(jobID, p, c.maxDeliveries(jobID), queue.Deliveries{ // followups.go
+	plan := queue.Plan{Fault: d.fault, CrashAfterReturn: d.crashAfterReturn, LoseAck: d.loseAck, RedriveAfter: d.redriveAfter, Wait: d.wait}
+	ok, gaveUp := c.cfg.queue.Deliver(jobID, plan, c.maxDeliveries(jobID), queue.Deliveries{ // followups.go
 		Run: func(p inject.Plan, crash, lost bool) (queue.Attempt, bool) {
 			rec := c.startAttempt(ctx, w, jobID, c.next(sr, jobID), p).wait(c.cfg.attemptTimeout, crash)
 			if c.cfg.queue.Snoozed(rec.queued()) {
@@ -626,9 +626,9 @@ func (c *checker) deliverOn(ctx context.Context, sr *ScenarioRun, w *inject.Work
 			}
 			return rec.queued(), true
 		},
-		Later: func(d time.Duration) {
+		Later: func(by time.Duration) {
 			c.mu.Lock()
-			c.clock = c.clock.Add(d)
+			c.clock = c.clock.Add(by)
 			c.mu.Unlock()
 		},
 	})
