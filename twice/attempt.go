@@ -11,6 +11,7 @@ import (
 	"github.com/twicekit/twicekit/effects"
 	"github.com/twicekit/twicekit/internal/goroutines"
 	"github.com/twicekit/twicekit/internal/inject"
+	"github.com/twicekit/twicekit/internal/queue"
 )
 
 type attemptKey struct{}
@@ -41,7 +42,7 @@ type runningAttempt struct {
 	run    *inject.Run
 	rec    AttemptRecord
 	done   chan attemptExit
-	label  string // the pprof label of the job's goroutines (internal/goroutines; waited on in after_run.go)
+	label  string // the pprof label of the job's goroutines (internal/goroutines; waited on in internal/queue)
 }
 
 type attemptExit struct {
@@ -157,14 +158,14 @@ func (ra *runningAttempt) wait(timeout time.Duration, ackLost bool) AttemptRecor
 			rec.Leaked = true
 		}
 	}
-	snoozed := res.err != nil && ra.c.cfg.queue.snooze != nil && ra.c.cfg.queue.snooze(res.err)
+	snoozed := res.err != nil && ra.c.cfg.queue.Snooze != nil && ra.c.cfg.queue.Snooze(res.err)
 	if ackLost && !rec.Hung && res.panic == "" && res.goexit == "" && !snoozed {
 		// (A delivery that snoozed has no ack to lose.)
 		ra.run.Crash("crashed after the last point, before the ack")
 		rec.CrashedBeforeAck = true
 	}
-	ra.run.Ack() // the goroutines on a context that outlives the attempt go on (after_run.go)
-	rec.AfterRun, rec.afterRunSites, rec.outlived = ra.afterRun(rec.Hung)
+	ra.run.Ack() // the goroutines on a context that outlives the attempt go on (internal/queue)
+	rec.AfterRun, rec.afterRunSites, rec.outlived = queue.AfterRun(ra.label, ra.run, rec.Hung)
 	ra.run.Finish()
 	ra.worker.Owner.End(ra.run)
 	ra.c.mu.Lock()

@@ -1,14 +1,7 @@
 package twice
 
-import "github.com/twicekit/twicekit/internal/runners"
-
-// runner is how the application delivers the job (internal/runners).
-type runner runners.Kind
-
-const (
-	leaseQueue         = runner(runners.LeaseQueue)
-	lockingConsumer    = runner(runners.LockingConsumer)
-	inProcessScheduler = runner(runners.InProcessScheduler)
+import (
+	"github.com/twicekit/twicekit/internal/queue"
 )
 
 // LeaseQueue declares the runner a queue with a lease, the default: a
@@ -19,7 +12,7 @@ const (
 // include such an overlap says that it assumed a lease, and names the
 // other runners.
 func LeaseQueue() Option {
-	return optionFunc(func(c *config) { c.runner = leaseQueue })
+	return optionFunc(func(c *config) { c.runner = queue.LeaseQueue })
 }
 
 // LockingConsumer declares the runner a consumer that holds a row lock
@@ -30,8 +23,8 @@ func LeaseQueue() Option {
 // two copies at once still play.
 func LockingConsumer() Option {
 	return optionFunc(func(c *config) {
-		c.runner = lockingConsumer
-		c.conc.overlapsOff = runners.LockingNoOverlap
+		c.runner = queue.LockingConsumer
+		c.conc.overlapsOff = queue.LockingNoOverlap
 	})
 }
 
@@ -42,24 +35,15 @@ func LockingConsumer() Option {
 // say "the next scheduled run" where a queue's say "redelivery".
 func InProcessScheduler() Option {
 	return optionFunc(func(c *config) {
-		c.runner = inProcessScheduler
-		c.conc.off = runners.SchedulerNoOverlap
-		c.dupEnqueueOff = runners.SchedulerNoDup
+		c.runner = queue.InProcessScheduler
+		c.conc.off = queue.SchedulerNoOverlap
+		c.dupEnqueueOff = queue.SchedulerNoDup
 	})
 }
 
-// String is the runner as the JSON report names it.
-func (r runner) String() string { return runners.Kind(r).String() }
-
-// words says a headline in the runner's words.
-func (r runner) words(headline string) string { return runners.Kind(r).Words(headline) }
-
 // leaseHint says, in a finding of two deliveries of one job at once under
 // the default runner and twice's own words, that the scenario assumed a
-// lease, and names the other runners ("" otherwise).
+// lease (internal/queue).
 func (c *config) leaseHint(s Scenario) string {
-	if c.runner != leaseQueue || c.queue.describe != nil || (s.Kind != Overlap && s.Kind != Interleaved) {
-		return ""
-	}
-	return runners.LeaseHint
+	return c.runner.LeaseHint(s.Kind == Overlap || s.Kind == Interleaved, c.queue.describe == nil)
 }

@@ -1,16 +1,16 @@
-package runners
+package queue
 
 import "strings"
 
-// Kind is how the application delivers the job: the runner's delivery
+// Runner is how the application delivers the job: the runner's delivery
 // model decides which scenarios can happen and the words of their
 // headlines.
-type Kind int
+type Runner int
 
 const (
 	// LeaseQueue: a queue that leases a delivery for a visibility timeout
 	// and delivers it again when the lease runs out (the default).
-	LeaseQueue Kind = iota
+	LeaseQueue Runner = iota
 	// LockingConsumer: a consumer that holds a row lock until its ack.
 	LockingConsumer
 	// InProcessScheduler: a scheduler in one process (a cron library).
@@ -25,8 +25,8 @@ const (
 )
 
 // String is the runner as the JSON report names it.
-func (k Kind) String() string {
-	switch k {
+func (r Runner) String() string {
+	switch r {
 	case LockingConsumer:
 		return "locking consumer"
 	case InProcessScheduler:
@@ -46,16 +46,21 @@ var schedulerWords = strings.NewReplacer(
 )
 
 // Words says a headline in the runner's words.
-func (k Kind) Words(headline string) string {
-	if k == InProcessScheduler {
+func (r Runner) Words(headline string) string {
+	if r == InProcessScheduler {
 		return schedulerWords.Replace(headline)
 	}
 	return headline
 }
 
-// LeaseHint says, in a finding of two deliveries of one job at once under
-// the default runner and twice's own words, that the scenario assumed a
-// lease, and names the other runners.
-const LeaseHint = "two deliveries of one job at once assume a queue with a lease (twice.LeaseQueue, the default): its visibility timeout ran out while the first delivery still ran. " +
-	"A runner that holds a row lock until its ack never does that: declare it with twice.LockingConsumer(); " +
-	"an in-process scheduler neither overlaps a run nor enqueues it twice: twice.InProcessScheduler()"
+// LeaseHint says, in a finding of two deliveries of one job at once
+// (overlap) under the default runner and twice's own words, that the
+// scenario assumed a lease, and names the other runners ("" otherwise).
+func (r Runner) LeaseHint(overlap, ownWords bool) string {
+	if r != LeaseQueue || !ownWords || !overlap {
+		return ""
+	}
+	return "two deliveries of one job at once assume a queue with a lease (twice.LeaseQueue, the default): its visibility timeout ran out while the first delivery still ran. " +
+		"A runner that holds a row lock until its ack never does that: declare it with twice.LockingConsumer(); " +
+		"an in-process scheduler neither overlaps a run nor enqueues it twice: twice.InProcessScheduler()"
+}

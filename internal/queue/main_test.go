@@ -1,4 +1,4 @@
-package runners
+package queue
 
 import (
 	"testing"
