@@ -24,26 +24,6 @@ func (it *interleaving) stuckNote(i int) string {
 	return "STUCK (outside PostgreSQL)"
 }
 
-// outcome is how an attempt ended, in the words of the sequential timeline.
-func outcome(a AttemptRecord) string {
-	switch a.End() {
-	case EndPanic:
-		return "panicked"
-	case EndGoexit:
-		return "called t.FailNow (runtime.Goexit)"
-	case EndHung:
-		return "hung"
-	case EndCrashed, EndCrashedBeforeAck:
-		if a.CrashAt.Index > 0 {
-			return fmt.Sprintf("CRASH before %d %s", a.CrashAt.Index, a.CrashAt.Label)
-		}
-		return fmt.Sprintf("CRASH (%s)", a.Reason)
-	case EndError:
-		return "returned error: " + oneLine(a.Err.Error())
-	}
-	return "done" // returned, or not delivered
-}
-
 // attemptNames are the names of a concurrent scenario's attempts, in
 // letter order.
 func attemptNames(recs []AttemptRecord) []string {
