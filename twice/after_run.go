@@ -31,7 +31,7 @@ func afterRunFinding(rep *Report, q queueConfig) {
 		Problems: []Problem{{Kind: ProblemAfterRun, Attempt: attemptName(ref.Attempts[0]), Text: text}}}
 	view := &ScenarioRun{Scenario: ref.Scenario}
 	f.Headline = headline(f, view, q.describe)
-	f.run = view
+	f.run = runOf(view)
 	rep.Findings, rep.Scenarios = []Finding{*f}, nil
 	rep.stoppedEarly, rep.leftOut, rep.wallLeft, rep.covered, rep.coveredN = "", "", "", "", 0
 }

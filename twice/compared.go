@@ -1,85 +1,77 @@
 package twice
 
 import (
-	"errors"
-	"slices"
-
 	"github.com/twicekit/twicekit/internal/compare"
+	"github.com/twicekit/twicekit/internal/findings"
+	"github.com/twicekit/twicekit/internal/queue"
+	"github.com/twicekit/twicekit/internal/report"
 )
 
 // The glue between a scenario's run and the comparison engine
-// (internal/compare): what it reads of a run, and its text rewrites applied
-// to a run and a finding.
+// (internal/compare) and the findings made of it (internal/findings): the
+// views of a run they read, and a finding turned back into twice's.
 
 // compared is what the comparison reads of the run: its rows and effects.
 func (sr *ScenarioRun) compared() compare.Run {
 	return compare.Run{Snapshot: sr.Snapshot, Effects: sr.Effects}
 }
 
-// pointLabels lists the labels of the run's points and crash points,
-// attempt by attempt, for compare.NewKeyAliases.
-func pointLabels(sr *ScenarioRun) []string {
-	var labels []string
+// runOf is sr as a finding draws it.
+func runOf(sr *ScenarioRun) *findings.Run {
+	r := &findings.Run{}
 	for _, a := range sr.Attempts {
-		for _, s := range a.Points {
-			labels = append(labels, s.Label)
-		}
-		labels = append(labels, a.CrashAt.Label)
+		r.Attempts = append(r.Attempts, findings.Attempt{Name: attemptName(a), Kind: a.kind, Points: a.Points,
+			Crashed: a.Crashed, CrashAt: a.CrashAt, Reason: a.Reason, Err: a.Err, Panic: a.Panic,
+			End: findings.End(a.End()), Note: a.Note})
 	}
-	return labels
+	if it := sr.interleaving; it != nil {
+		v := &report.Interleaving{
+			Attempts:  it.trace.Attempts,
+			Events:    it.trace.Events,
+			Schedule:  it.trace.Token(),
+			Isolation: it.isolation.String(),
+		}
+		if it.stuck != nil {
+			n := min(it.trace.Attempts, len(sr.Attempts))
+			for _, i := range it.stuck.Stuck {
+				if i < n {
+					v.Stuck = append(v.Stuck, report.Stuck{Attempt: i, Note: it.stuckNote(i)})
+				}
+			}
+		}
+		r.Interleaving = v
+	}
+	return r
 }
 
-// aliasKeys returns a copy of sr for printing, with the keys of its labels,
-// errors and outcomes replaced; sr itself is left as it is.
-func aliasKeys(k *compare.KeyAliases, sr *ScenarioRun) *ScenarioRun {
-	if k.None() {
-		return sr
+// findingScenario is sr as a finding is made of it: problems ps, hints of
+// twice's own, and what its headline says of the queue, in the queue's
+// words when QueueWords gave them (words is nil otherwise).
+func findingScenario(sr *ScenarioRun, ps []Problem, hints []string, words func(Scenario, Happened, string) string) findings.Scenario {
+	var queueWords func(queue.Happened, string) string
+	if words != nil {
+		queueWords = func(h queue.Happened, said string) string { return words(sr.Scenario, Happened(h), said) }
 	}
-	return rewriteRun(sr, k.Label, k.Text)
+	said := func(label string) string { // internal/queue/queue.go
+		return queue.Said(sr.Scenario.words(label), queued(sr.Attempts), job1, sr.Scenario.Kind == AckLost, queueWords, sr.followUps)
+	}
+	s := findings.Scenario{Run: runOf(sr), Compared: sr.compared(), Rejected: sr.Rejected, Hints: hints,
+		Said: said, Point: sr.Scenario.Point}
+	for _, p := range ps {
+		s.Problems = append(s.Problems, findings.Problem{Kind: int(p.Kind), Attempt: p.Attempt, Text: p.Text})
+	}
+	return s
 }
 
-// rewriteRun returns a copy of sr for printing, with label applied to the
-// labels of its points and text to its errors and outcomes; sr itself is
-// left as it is.
-func rewriteRun(sr *ScenarioRun, label, text func(string) string) *ScenarioRun {
-	view := *sr
-	view.Attempts = make([]AttemptRecord, len(sr.Attempts))
-	for i, a := range sr.Attempts {
-		a.Points = slices.Clone(a.Points)
-		for j := range a.Points {
-			a.Points[j].Label = label(a.Points[j].Label)
-		}
-		a.CrashAt.Label = label(a.CrashAt.Label)
-		a.Reason, a.Panic = text(a.Reason), text(a.Panic)
-		if a.Err != nil {
-			a.Err = errors.New(text(a.Err.Error()))
-		}
-		view.Attempts[i] = a
+// findingOf is f, a finding of sr, as twice reports it (nil when f is).
+func findingOf(sr *ScenarioRun, f *findings.Finding) *Finding {
+	if f == nil {
+		return nil
 	}
-	if it := sr.interleaving; it != nil && it.trace != nil {
-		itv := *it
-		tr := *it.trace
-		tr.Events = slices.Clone(tr.Events)
-		for i := range tr.Events {
-			tr.Events[i].Step.Label = label(tr.Events[i].Step.Label)
-		}
-		itv.trace = &tr
-		view.interleaving = &itv
+	out := &Finding{Scenario: sr.Scenario, Headline: f.Headline, Timeline: f.Timeline, Database: f.Database,
+		Effects: f.Effects, Hints: f.Hints, Token: sr.Scenario.Token(), run: f.Run}
+	for _, p := range f.Problems {
+		out.Problems = append(out.Problems, Problem{Kind: ProblemKind(p.Kind), Attempt: p.Attempt, Text: p.Text})
 	}
-	return &view
-}
-
-// numberPlaceholders rewrites every marker of a finding as its placeholder,
-// in the order the report prints them.
-func numberPlaceholders(f *Finding) {
-	p := compare.NewPlaceholders()
-	f.Headline = p.Text(f.Headline)
-	f.Timeline = p.Text(f.Timeline)
-	f.Problems = rewriteProblems(f.Problems, p.Texts)
-	p.Diffs(f.Database)
-	p.Mismatches(f.Effects)
-	f.Hints = p.Texts(f.Hints)
-	if f.run != nil { // what the Markdown and JSON reports draw: the same placeholders
-		f.run = rewriteRun(f.run, p.Text, p.Text)
-	}
+	return out
 }

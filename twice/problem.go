@@ -68,18 +68,3 @@ func problemTexts(ps []Problem) []string {
 	}
 	return out
 }
-
-// rewriteProblems rewrites every problem's text with f (placeholders,
-// Idempotency-Key aliases), keeping the kinds.
-func rewriteProblems(ps []Problem, f func([]string) []string) []Problem {
-	if len(ps) == 0 {
-		return ps
-	}
-	texts := f(problemTexts(ps))
-	out := make([]Problem, len(ps))
-	for i, p := range ps {
-		p.Text = texts[i]
-		out[i] = p
-	}
-	return out
-}

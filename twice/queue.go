@@ -67,15 +67,6 @@ func NoteStatements(ctx context.Context, note string) context.Context {
 	return inject.WithNote(ctx, note)
 }
 
-// labelled is sr with the queue's labels on its points (sr when the queue
-// gave none).
-func (q queueConfig) labelled(sr *ScenarioRun) *ScenarioRun {
-	if q.Label == nil {
-		return sr
-	}
-	return rewriteRun(sr, q.Label, func(s string) string { return s })
-}
-
 // TerminalError says which errors end the job: an attempt returning one is
 // neither a failed run nor delivered again (River's JobCancel, asynq's
 // SkipRetry). A reference run that returns one passes.

@@ -102,7 +102,7 @@ func (r *Report) left() report.Left {
 }
 
 // timeline prints the attempts of a scenario, one point a line.
-func timeline(sr *ScenarioRun) string { return report.Timeline(reportRun(sr)) }
+func timeline(sr *ScenarioRun) string { return report.Timeline(runOf(sr).Draw()) }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
