@@ -58,7 +58,7 @@ func (c *checker) startAttempt(ctx context.Context, w *inject.Worker, jobID stri
 		Webhooks: h.webhooks,
 		HTTP:     h.http,
 		Payments: effects.ProviderURL,
-		SMTP:     h.fakes.smtp,
+		SMTP:     h.fakes.SMTP,
 		clock:    c.now,
 		recorder: h.recorder,
 		baseURLs: h.baseURLs,

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/twicekit/twicekit/internal/baseurl"
+	"github.com/twicekit/twicekit/internal/fakeserve"
 	"github.com/twicekit/twicekit/internal/inject"
 )
 
@@ -38,9 +39,9 @@ func (a *Attempt) BaseURL(host string) string {
 	return a.baseURLs.URL(host)
 }
 
-// refusingBaseURL refuses every connection (refusedAddr: fakeserver.go) and
+// refusingBaseURL refuses every connection (fakeserve.RefusedAddr) and
 // never reaches the network.
-const refusingBaseURL = "http://" + refusedAddr
+const refusingBaseURL = "http://" + fakeserve.RefusedAddr
 
 // baseURLs are the servers a.BaseURL hands out on one worker
 // (internal/baseurl).

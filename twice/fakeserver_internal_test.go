@@ -12,6 +12,7 @@ import (
 
 	"github.com/twicekit/twicekit/effects"
 	"github.com/twicekit/twicekit/faults"
+	"github.com/twicekit/twicekit/internal/fakeserve"
 	"github.com/twicekit/twicekit/internal/inject"
 )
 
@@ -22,12 +23,12 @@ func TestAFakesCallBetweenAttemptsIsRefusedAsForeign(t *testing.T) {
 	log := effects.NewLog()
 	trouble := &fakeTrouble{}
 	f := newFakeServers(gate{c: c, owner: inject.NewOwner(nil)}, log, trouble)
-	defer f.close()
+	defer f.Close()
 	got := make(chan error, 1)
-	addr, err := f.listen(`ServeFake("sms")`, func(fc *FakeConn) {
+	addr, err := f.Listen(`ServeFake("sms")`, fakeConns(func(fc *FakeConn) {
 		line, _ := bufio.NewReader(fc).ReadString('\n')
 		got <- fc.Effect(fc.Context(), "sms", "+15550100", line, nil)
-	})
+	}))
 	require.NoError(t, err)
 	conn, err := net.Dial("tcp", addr)
 	require.NoError(t, err)
@@ -45,5 +46,5 @@ func TestAFakesCallBetweenAttemptsIsRefusedAsForeign(t *testing.T) {
 func TestAFakeConnNotMadeByACheck(t *testing.T) {
 	err := (&FakeConn{}).Effect(context.Background(), "sms", "+15550100", "hi", nil)
 	require.ErrorContains(t, err, "use the *FakeConn a ServeFake serve function is given")
-	require.Equal(t, refusedAddr, (&Attempt{}).FakeAddr("sms"))
+	require.Equal(t, fakeserve.RefusedAddr, (&Attempt{}).FakeAddr("sms"))
 }

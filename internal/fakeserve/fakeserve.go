@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"net"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 )
@@ -52,6 +53,16 @@ func (t *Trouble) List() []string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return append([]string(nil), t.list...)
+}
+
+// Err is what was recorded as one error, a line each; nil when nothing
+// went wrong.
+func (t *Trouble) Err() error {
+	list := t.List()
+	if len(list) == 0 {
+		return nil
+	}
+	return errors.New(strings.Join(list, "\n"))
 }
 
 // Servers are one worker's fakes: a listener per fake, and the goroutines
