@@ -9,6 +9,7 @@ import (
 	"github.com/twicekit/twicekit/internal/attempt"
 	"github.com/twicekit/twicekit/internal/goroutines"
 	"github.com/twicekit/twicekit/internal/inject"
+	"github.com/twicekit/twicekit/internal/queue"
 )
 
 type attemptKey struct{}
@@ -39,7 +40,7 @@ type runningAttempt struct {
 	run    *inject.Run
 	rec    AttemptRecord
 	done   chan attempt.Exit
-	label  string // the pprof label of the job's goroutines (internal/goroutines; waited on in after_run.go)
+	label  string // the pprof label of the job's goroutines (internal/goroutines; waited on in internal/queue)
 }
 
 // startAttempt starts one delivery of the job on worker w and returns at once.
@@ -107,15 +108,15 @@ func (ra *runningAttempt) Run() *inject.Run { return ra.run }
 // still running then is crashed and reported as hung.
 func (ra *runningAttempt) wait(timeout time.Duration, ackLost bool) AttemptRecord {
 	rec := ra.rec
-	res := attempt.Wait(ra.run, ra.done, timeout, graceAfterCancel, ackLost, ra.c.cfg.queue.snooze, func() {
+	res := attempt.Wait(ra.run, ra.done, timeout, graceAfterCancel, ackLost, ra.c.cfg.queue.Snooze, func() {
 		rec.Slow = ra.runningInPostgres() // slow.go
 		if rec.Slow {
 			rec.LockHolder = ra.lockHolder() // lockholder.go
 		}
 	})
 	rec.Hung, rec.Leaked, rec.CrashedBeforeAck = res.Hung, res.Leaked, res.CrashedBeforeAck
-	ra.run.Ack() // the goroutines on a context that outlives the attempt go on (after_run.go)
-	rec.AfterRun, rec.afterRunSites, rec.outlived = ra.afterRun(rec.Hung)
+	ra.run.Ack() // the goroutines on a context that outlives the attempt go on (internal/queue)
+	rec.AfterRun, rec.afterRunSites, rec.outlived = queue.AfterRun(ra.label, ra.run, rec.Hung)
 	ra.run.Finish()
 	ra.worker.Owner.End(ra.run)
 	ra.c.mu.Lock()

@@ -13,6 +13,7 @@ import (
 	"github.com/twicekit/twicekit/internal/compare"
 	"github.com/twicekit/twicekit/internal/crashstates"
 	"github.com/twicekit/twicekit/internal/inject"
+	"github.com/twicekit/twicekit/internal/queue"
 	"github.com/twicekit/twicekit/internal/sched"
 	"github.com/twicekit/twicekit/internal/sessionstate"
 	"github.com/twicekit/twicekit/internal/shard"
@@ -55,9 +56,9 @@ type checker struct {
 	// attempts the attempt each running run was started for.
 	handles  map[*inject.Worker]*effectHandles
 	attempts map[*inject.Run]*Attempt
-	ran      []ranAttempt  // the attempts started in the current scenario (lockholder.go)
-	queueErr error         // the first error of a queue hook (queue.go)
-	follow   followUpState // the scenario's follow-ups (followups.go)
+	ran      []ranAttempt         // the attempts started in the current scenario (lockholder.go)
+	queueErr error                // the first error of a queue hook (queue.go)
+	follow   queue.State[Attempt] // the scenario's follow-ups (internal/queue)
 	// setUp is how each worker session started, and left what each was
 	// seen with in the current scenario (sessionstate.go).
 	setUp sessionstate.SetUp
@@ -155,7 +156,7 @@ func Check(ctx context.Context, job Job, opts ...Option) *Report {
 	c.finishQueue(rep)
 	afterRunFinding(rep, c.cfg.queue) // after_run.go
 	if err := c.refusedConnection(rep); err != nil && rep.Err == nil {
-		rep.Err, rep.Findings = &infrastructureError{err}, nil // a check that could not connect proves nothing
+		rep.Err, rep.Findings = infrastructure(err), nil // a check that could not connect proves nothing
 	}
 	if err := c.serverWentAway(ctx, rep); err != nil {
 		rep.Err, rep.Findings = err, nil
@@ -590,33 +591,9 @@ func (c *checker) next(sr *ScenarioRun, jobID string) int {
 type delivery struct {
 	fault            inject.Plan   // the scenario's fault (its points numbered across the job's snoozed deliveries)
 	crashAfterReturn bool          // crash the delivery that does not snooze after it returns, before the ack
-	loseAck          bool          // the ack of the delivery that does not snooze is lost: delivered again unless the ack committed with the job (queue.go)
+	loseAck          bool          // the ack of the delivery that does not snooze is lost: delivered again unless the ack committed with the job (internal/queue)
 	redriveAfter     time.Duration // the delivery after the fault comes this much later on the check's clock
 	wait             func(context.Context, faults.Step) error
-}
-
-// pending reports whether d still has a fault to strike.
-func (d delivery) pending() bool {
-	f := d.fault
-	return f.CrashBefore > 0 || f.CrashAfter > 0 || f.LoseReply > 0 || d.crashAfterReturn || d.loseAck
-}
-
-// struck reports whether rec is the delivery the fault of d struck.
-func (d delivery) struck(rec AttemptRecord, snoozed bool) bool {
-	f := d.fault
-	switch {
-	case rec.Crashed:
-		return true
-	case (d.crashAfterReturn || d.loseAck) && !snoozed:
-		return true
-	case f.LoseReply > 0:
-		for _, p := range rec.Points {
-			if p.Index == f.LoseReply {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // deliver plays the queue for one job ID on the check's worker: it delivers
@@ -626,71 +603,40 @@ func (c *checker) deliver(ctx context.Context, sr *ScenarioRun, jobID string, d 
 	return c.deliverOn(ctx, sr, c.worker, jobID, d)
 }
 
-// deliverOn is deliver on worker w. A delivery that snoozes is not a failure
-// and does not count towards MaxDeliveries; the points of the deliveries
-// that snoozed number the next one's on (Plan.Offset), as in the reference
-// run. The fault strikes one delivery: every later one runs clean.
+// deliverOn is deliver on worker w: the queue's loop is internal/queue's
+// (Config.Deliver).
 func (c *checker) deliverOn(ctx context.Context, sr *ScenarioRun, w *inject.Worker, jobID string, d delivery) bool {
-	snoozes, offset, pending := 0, 0, d.pending()
-	maxDeliveries := c.maxDeliveries(jobID) // followups.go
-	for n := 1; n <= maxDeliveries; n++ {
-		p, lost, crash := inject.Plan{Offset: offset, Wait: d.wait}, false, false
-		if pending {
-			p.CrashBefore, p.CrashAfter, p.LoseReply = d.fault.CrashBefore, d.fault.CrashAfter, d.fault.LoseReply
-			lost, crash = d.crashAfterReturn || d.loseAck, d.crashAfterReturn && !d.loseAck
-		}
-		rec := c.startAttempt(ctx, w, jobID, c.next(sr, jobID), p).wait(c.cfg.attemptTimeout, crash)
-		snoozed := c.snoozed(rec)
-		if snoozed {
-			lost = false
-		}
-		c.afterAttempt(ctx, &rec, lost)
-		sr.Attempts = append(sr.Attempts, rec)
-		switch {
-		case rec.Panic != "" || rec.Goexit != "":
-			sr.Problems = append(sr.Problems, abortProblem(rec, true))
-			return false
-		case rec.Hung:
-			sr.Problems = append(sr.Problems, hungProblem(rec, c.cfg.attemptTimeout))
-			return false
-		case len(rec.AfterRun) > 0:
-			sr.Problems = append(sr.Problems, afterRunProblem(rec))
-			return false
-		}
-		if pending && d.struck(rec, snoozed) {
-			pending = false
-			if d.redriveAfter > 0 {
-				c.mu.Lock()
-				c.clock = c.clock.Add(d.redriveAfter)
-				c.mu.Unlock()
+	plan := queue.Plan{Fault: d.fault, CrashAfterReturn: d.crashAfterReturn, LoseAck: d.loseAck, RedriveAfter: d.redriveAfter, Wait: d.wait}
+	ok, gaveUp := c.cfg.queue.Deliver(jobID, plan, c.maxDeliveries(jobID), queue.Deliveries{ // followups.go
+		Run: func(p inject.Plan, crash, lost bool) (queue.Attempt, bool) {
+			rec := c.startAttempt(ctx, w, jobID, c.next(sr, jobID), p).wait(c.cfg.attemptTimeout, crash)
+			if c.cfg.queue.Snoozed(rec.queued()) {
+				lost = false
 			}
-		}
-		switch c.outcome(rec) {
-		case outcomeRedeliver:
-			continue
-		case outcomeLater:
-			offset += len(rec.Points)
-			if snoozes++; snoozes < maxDeliveries {
-				n--
+			c.afterAttempt(ctx, &rec, lost)
+			sr.Attempts = append(sr.Attempts, rec)
+			switch {
+			case rec.Panic != "" || rec.Goexit != "":
+				sr.Problems = append(sr.Problems, abortProblem(rec, true))
+			case rec.Hung:
+				sr.Problems = append(sr.Problems, hungProblem(rec, c.cfg.attemptTimeout))
+			case len(rec.AfterRun) > 0:
+				sr.Problems = append(sr.Problems, afterRunProblem(rec))
+			default:
+				return rec.queued(), false
 			}
-			continue
-		}
-		return true
+			return rec.queued(), true
+		},
+		Later: func(by time.Duration) {
+			c.mu.Lock()
+			c.clock = c.clock.Add(by)
+			c.mu.Unlock()
+		},
+	})
+	if gaveUp != "" {
+		sr.Problems = append(sr.Problems, Problem{Kind: ProblemGaveUp, Attempt: jobID, Text: gaveUp})
 	}
-	last := sr.Attempts[len(sr.Attempts)-1]
-	why := "it crashed"
-	if last.Err != nil {
-		why = "it returned: " + last.Err.Error()
-	}
-	sr.Problems = append(sr.Problems, Problem{Kind: ProblemGaveUp, Attempt: jobID,
-		Text: fmt.Sprintf("%s never succeeded: the queue gave up after %s; the last time %s", jobID, count(maxDeliveries, "delivery"), why)})
-	return false
-}
-
-// snoozed reports whether rec returned an error that asks the queue to
-// deliver the job again later (SnoozeError).
-func (c *checker) snoozed(rec AttemptRecord) bool {
-	return !rec.Crashed && rec.Err != nil && c.cfg.queue.snooze != nil && c.cfg.queue.snooze(rec.Err)
+	return ok
 }
 
 func (c *checker) takeForeign() []string {

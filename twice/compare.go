@@ -6,6 +6,7 @@ import (
 
 	"github.com/twicekit/twicekit/effects"
 	"github.com/twicekit/twicekit/internal/compare"
+	"github.com/twicekit/twicekit/internal/queue"
 	"github.com/twicekit/twicekit/internal/report"
 	"github.com/twicekit/twicekit/pgfixture"
 )
@@ -70,7 +71,7 @@ func compareRun(ref, sr *ScenarioRun, cfg *config) *Finding {
 	f.Problems, f.Hints = rewriteProblems(f.Problems, keys.Texts), keys.Texts(f.Hints)
 	view = rewriteRun(view, compare.MarkLiterals, compare.MarkLiterals)
 	f.Problems, f.Hints = rewriteProblems(f.Problems, compare.MarkLiteralsIn), compare.MarkLiteralsIn(f.Hints)
-	f.Headline = cfg.runner.words(headline(f, view, cfg.queue.describe)) // runner.go
+	f.Headline = cfg.runner.Words(headline(f, view, cfg.queue.describe)) // runner.go
 	f.Timeline = timeline(view)
 	f.run = view
 	numberPlaceholders(f)
@@ -89,7 +90,7 @@ func referenceFinding(ref *ScenarioRun, first AttemptRecord, unseen []string, q 
 		f.Problems = append(f.Problems, hungProblem(first, 0))
 	case len(first.AfterRun) > 0:
 		f.Problems = append(f.Problems, afterRunProblem(first))
-	case first.Err != nil && q.snooze != nil && q.snooze(first.Err) && len(ref.Foreign) == 0:
+	case first.Err != nil && q.Snooze != nil && q.Snooze(first.Err) && len(ref.Foreign) == 0:
 		f.Problems = append(f.Problems, Problem{Kind: ProblemCleanRunFailed, Attempt: attemptName(first),
 			Text: report.SnoozedText(len(ref.Attempts), first.Err)})
 	case first.Err != nil && !first.Terminal && len(ref.Foreign) == 0:
@@ -118,21 +119,16 @@ func referenceFinding(ref *ScenarioRun, first AttemptRecord, unseen []string, q 
 // headline names the broken promises and the scenario, in the queue's own
 // words when QueueWords gave them (words is nil otherwise).
 func headline(f *Finding, sr *ScenarioRun, words func(Scenario, Happened, string) string) string {
-	h := happened(sr)
-	v := report.Headline{
-		Differs:      len(f.Database) > 0 || len(f.Effects) > 0,
-		Said:         sr.Scenario.words(crashLabel(sr)),
-		AckCommitted: h.AckCommitted, Ended: h.Ended, Redelivered: h.Redelivered, NotDelivered: h.NotDelivered,
-		NextRun:   sr.hasNextRun(),
-		FollowUps: sr.followUpsHeadline(), // followups.go
-	}
+	var promises []string
 	for _, p := range f.Problems {
-		v.Promises = append(v.Promises, p.Kind.promise())
+		promises = append(promises, p.Kind.promise())
 	}
+	var queueWords func(queue.Happened, string) string
 	if words != nil {
-		v.Words = func(said string) string { return words(sr.Scenario, h, said) }
+		queueWords = func(h queue.Happened, said string) string { return words(sr.Scenario, Happened(h), said) }
 	}
-	return v.Text()
+	said := queue.Said(sr.Scenario.words(crashLabel(sr)), queued(sr.Attempts), job1, sr.Scenario.Kind == AckLost, queueWords, sr.followUps)
+	return report.Headline(promises, len(f.Database) > 0 || len(f.Effects) > 0, said)
 }
 
 // crashLabel is the label of the point the scenario's fault hit: the point a

@@ -1,8 +1,6 @@
 package twice
 
-import (
-	"fmt"
-)
+import "github.com/twicekit/twicekit/internal/concurrentplay"
 
 // IsolationLevel is the transaction isolation the concurrent scenarios'
 // workers use (PostgreSQL's default_transaction_isolation).
@@ -20,17 +18,7 @@ const (
 	Serializable
 )
 
-func (l IsolationLevel) String() string {
-	switch l {
-	case ReadCommitted:
-		return "READ COMMITTED"
-	case RepeatableRead:
-		return "REPEATABLE READ"
-	case Serializable:
-		return "SERIALIZABLE"
-	}
-	return fmt.Sprintf("isolation(%d)", int(l))
-}
+func (l IsolationLevel) String() string { return concurrentplay.Isolation(int(l)) }
 
 type concurrentConfig struct {
 	isolation IsolationLevel
@@ -71,11 +59,4 @@ func WithoutConcurrency(reason string) Option {
 // after the named overlap scenarios).
 func ExploreAllInterleavings() Option {
 	return optionFunc(func(c *config) { c.conc.all = true })
-}
-
-func (cc concurrentConfig) scheduleSeed() uint64 {
-	if cc.seed == 0 {
-		return 1
-	}
-	return cc.seed
 }

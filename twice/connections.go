@@ -1,9 +1,8 @@
 package twice
 
 import (
-	"fmt"
-
-	"github.com/twicekit/twicekit/internal/inject"
+	"github.com/twicekit/twicekit/internal/concurrentplay"
+	"github.com/twicekit/twicekit/internal/handles"
 )
 
 // concurrentMayRun reports whether the check may play concurrent scenarios:
@@ -22,24 +21,9 @@ func (c *config) concurrentReusesCheckWorker() bool {
 // workersNeeded is how many workers a check may make: its own, and one or
 // two for the concurrent scenarios (see concurrentWorkers).
 func (c *config) workersNeeded() int {
-	switch {
-	case !c.concurrentMayRun():
-		return 1
-	case c.concurrentReusesCheckWorker():
-		return 2
-	default:
-		return 3
-	}
+	return concurrentplay.WorkersNeeded(c.concurrentMayRun(), c.concurrentReusesCheckWorker())
 }
 
 // connectionsOwner names a check and its workers in the error of a server
-// whose connection limit it does not fit.
-func connectionsOwner(job string, workers int) string {
-	switch workers {
-	case 1:
-		return fmt.Sprintf("twice.Check of job %q (1 worker of up to %d connections)", job, inject.MaxConnsPerWorker)
-	case 2:
-		return fmt.Sprintf("twice.Check of job %q (2 workers of up to %d connections: the check's own and a second for the concurrent scenarios)", job, inject.MaxConnsPerWorker)
-	}
-	return fmt.Sprintf("twice.Check of job %q (%d workers of up to %d connections: the check's own and two for the concurrent scenarios)", job, workers, inject.MaxConnsPerWorker)
-}
+// whose connection limit it does not fit (internal/handles).
+var connectionsOwner = handles.ConnectionsOwner

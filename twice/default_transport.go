@@ -1,70 +1,25 @@
 package twice
 
 import (
-	"fmt"
-	"net"
+	"context"
 	"net/http"
-	"net/url"
-	"time"
+
+	"github.com/twicekit/twicekit/internal/baseurl"
+	"github.com/twicekit/twicekit/internal/handles"
 )
 
-// The requests a job sends through http.DefaultTransport (http.DefaultClient,
-// a client with no Transport, an SDK built with its defaults) with an
-// attempt's context are the attempt's: points and effects, answered by the
-// check's fakes or passed through to a loopback server of the test, never
-// sent to the network. Requests without an attempt's context (the test's
-// own, another library's) go through the transport as before.
-//
-// The transport is changed once, when the package initializes (before any
-// request, so without a data race), and stays a *http.Transport: "http" is
-// a registered protocol of it whose RoundTrip gives every request without
-// an attempt's context back to the transport (http.ErrSkipAltProtocol),
-// and its Proxy refuses https requests with an attempt's context (the
-// transport owns https for HTTP/2; a fake answers over http).
-func init() { hookDefaultTransport(http.DefaultTransport) }
+// The requests a job sends through http.DefaultTransport with an attempt's
+// context are the attempt's, never sent to the network; the transport is
+// hooked once, when the package initializes (internal/handles).
+func init() { handles.HookDefaultTransport(http.DefaultTransport, throughDefaultOf) }
 
-func hookDefaultTransport(rt http.RoundTripper) {
-	t, ok := rt.(*http.Transport)
-	if !ok {
-		return // replaced before twice initialized: unseen (docs/visibility.md)
-	}
-	t.RegisterProtocol("http", attemptHTTP{})
-	proxy := t.Proxy
-	t.Proxy = func(req *http.Request) (*url.URL, error) {
-		if a := attemptOf(req.Context()); a != nil && a.throughDefault != nil {
-			return nil, refusedHTTPS(req)
-		}
-		if proxy == nil {
-			return nil, nil
-		}
-		return proxy(req)
-	}
-}
-
-// attemptHTTP is the "http" protocol of http.DefaultTransport during a
-// check: an attempt's request goes through the attempt's router.
-type attemptHTTP struct{}
-
-func (attemptHTTP) RoundTrip(req *http.Request) (*http.Response, error) {
-	a := attemptOf(req.Context())
+// throughDefaultOf is the transport of the attempt ctx carries for its
+// requests through http.DefaultTransport: its router, with a base URL's
+// server named as its host (baseurl.go); nil when ctx carries no attempt.
+func throughDefaultOf(ctx context.Context) http.RoundTripper {
+	a := attemptOf(ctx)
 	if a == nil || a.throughDefault == nil {
-		return nil, http.ErrSkipAltProtocol
+		return nil
 	}
-	return a.throughDefault.RoundTrip(a.baseURLs.Named(req)) // baseurl.go: a base URL's server is its host
-}
-
-// loopbackTransport sends an attempt's requests to the test's own loopback
-// servers: a transport of its own (http.DefaultTransport would hand them
-// back to the attempt), without keep-alives, so that no connection
-// outlives the request.
-var loopbackTransport = &http.Transport{
-	DialContext:       (&net.Dialer{Timeout: 10 * time.Second}).DialContext,
-	DisableKeepAlives: true,
-}
-
-func refusedHTTPS(req *http.Request) error {
-	host := req.URL.Hostname()
-	return fmt.Errorf("twice: %s %s through http.DefaultTransport: a check never sends a request to the network; "+
-		"mount a fake of that API with twice.HTTPHost(%q, handler) and give the client the base URL http://%s (the check answers it over http), "+
-		"or send it through a.HTTP, which serves https too", req.Method, req.URL.Redacted(), host, req.URL.Host)
+	return baseurl.Transport{RT: a.throughDefault, B: a.baseURLs}
 }

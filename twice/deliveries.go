@@ -5,60 +5,30 @@ import (
 
 	"github.com/twicekit/twicekit/faults"
 	"github.com/twicekit/twicekit/internal/inject"
+	"github.com/twicekit/twicekit/internal/queue"
 )
 
-// deliverReference plays the reference run: one clean delivery of job-1 and,
-// while it snoozes (SnoozeError), the deliveries that follow, until one does
-// not snooze or MaxDeliveries snoozed. Their points are numbered across the
-// deliveries, as a scenario's faults count them.
+// deliverReference plays the reference run (internal/queue): one clean
+// delivery of job-1 and, while it snoozes, the deliveries that follow.
 func (c *checker) deliverReference(ctx context.Context, sr *ScenarioRun, wait func(context.Context, faults.Step) error) {
-	offset := 0
-	for i := 0; i < c.cfg.maxDeliveries; i++ {
+	c.cfg.queue.Reference(c.cfg.maxDeliveries, func(offset int) queue.Attempt {
 		rec := c.runAttempt(ctx, job1, c.next(sr, job1), inject.Plan{Wait: wait, Offset: offset}, false)
 		sr.Attempts = append(sr.Attempts, rec)
-		if rec.Panic != "" || rec.Goexit != "" || rec.Hung || !c.snoozed(rec) {
-			return
-		}
-		offset += len(rec.Points)
-	}
+		return rec.queued()
+	})
 }
 
 // referencePoints are the points of the reference run, numbered across its
 // deliveries.
 func referencePoints(ref *ScenarioRun) []faults.Step {
-	var out []faults.Step
-	for _, a := range ref.Attempts {
-		if a.JobID == job1 {
-			out = append(out, a.Points...)
-		}
-	}
-	return out
+	return queue.ReferencePoints(queued(ref.Attempts), job1)
 }
 
-// lastDelivery is the delivery of job1 that ended the job in a clean run:
-// the last of its deliveries (those before it snoozed), before any next
-// scheduled run (periodic.go).
+// lastDelivery is the delivery of job1 that ended the job in a clean run
+// (internal/queue).
 func lastDelivery(sr *ScenarioRun) AttemptRecord {
-	var last AttemptRecord
-	for _, a := range sr.Attempts {
-		if a.JobID == job1 {
-			last = a
-		}
+	if i := queue.LastDelivery(queued(sr.Attempts), job1); i >= 0 {
+		return sr.Attempts[i]
 	}
-	return last
-}
-
-// sameDeliveries reports whether a second clean run delivered as the first
-// did (as many deliveries, and a next scheduled run that succeeded where
-// the first had one), so that its values can be compared with the first's.
-func sameDeliveries(ref, again *ScenarioRun) bool {
-	if len(again.Attempts) != len(ref.Attempts) {
-		return false
-	}
-	for _, a := range again.Attempts {
-		if a.JobID == jobNext && a.Err != nil {
-			return false
-		}
-	}
-	return true
+	return AttemptRecord{}
 }

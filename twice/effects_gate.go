@@ -2,50 +2,47 @@ package twice
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 
 	"github.com/twicekit/twicekit/effects"
-	"github.com/twicekit/twicekit/faults"
 	"github.com/twicekit/twicekit/internal/baseurl"
+	"github.com/twicekit/twicekit/internal/handles"
 	"github.com/twicekit/twicekit/internal/inject"
 )
 
-// gate makes effect calls points of the attempt they belong to. Each worker
-// has effect handles of their own (effectHandles), whose gate asks the
-// worker's owner, as its statements do: a call carrying an attempt's
-// context is that attempt's; a call carrying none (context.Background(), a
-// request made with http.NewRequest) is the attempt running on the worker;
-// between attempts it is refused and reported as foreign.
+// gate makes effect calls points of the attempt they belong to: it asks
+// the worker's owner whose a call is (handles.Gate).
 type gate struct {
 	c     *checker
 	owner *inject.Owner // nil: only the context says whose a call is
 }
 
-func (g gate) Before(ctx context.Context, call effects.Call) (effects.Origin, error) {
-	run := g.owner.Of(ctx)
-	if run == nil {
-		g.c.mu.Lock()
-		g.c.foreign = append(g.c.foreign, call.Label)
-		g.c.mu.Unlock()
-		return effects.Origin{}, faults.ErrForeignContext
-	}
-	s, err := run.Enter(ctx, faults.Effect, inject.Label(call.Label))
-	if err != nil {
-		return effects.Origin{}, err
-	}
-	a := g.c.attemptOfRun(ctx, run)
-	if a == nil {
-		return effects.Origin{}, faults.ErrFinished // (ended between the owner's answer and here)
-	}
-	return effects.Origin{JobID: a.JobID, Attempt: a.Number, Point: s.Index}, nil
+func (g gate) handles() handles.Gate {
+	return handles.Gate{Owner: g.owner, Foreign: g.c.foreignCall, Origin: g.c.originOf}
 }
 
-func (g gate) After(ctx context.Context, _ effects.Call) error {
-	if run := g.owner.Of(ctx); run != nil {
-		return run.Applied(ctx)
+func (g gate) Before(ctx context.Context, call effects.Call) (effects.Origin, error) {
+	return g.handles().Before(ctx, call)
+}
+
+func (g gate) After(ctx context.Context, call effects.Call) error {
+	return g.handles().After(ctx, call)
+}
+
+// foreignCall records an effect call made with a context that is not an
+// attempt's while no attempt ran on its worker.
+func (c *checker) foreignCall(label string) {
+	c.mu.Lock()
+	c.foreign = append(c.foreign, label)
+	c.mu.Unlock()
+}
+
+// originOf is the job and the number of the attempt of run (attemptOfRun).
+func (c *checker) originOf(ctx context.Context, run *inject.Run) (string, int, bool) {
+	if a := c.attemptOfRun(ctx, run); a != nil {
+		return a.JobID, a.Number, true
 	}
-	return nil
+	return "", 0, false
 }
 
 // attemptOfRun is the attempt of run: the one ctx carries when it is run's,
@@ -79,10 +76,8 @@ type effectHandles struct {
 func (c *checker) addHandles(w *inject.Worker) error {
 	g := gate{c: c, owner: w.Owner}
 	router := effects.NewRouter(c.log, g, c.provider)
-	for _, m := range c.cfg.effects.hosts {
-		if err := router.Mount(m.host, m.handler); err != nil {
-			return fmt.Errorf("twice: HTTPHost: %w", err)
-		}
+	if err := handles.Mount(router, c.cfg.effects.hosts); err != nil {
+		return err
 	}
 	var err error
 	h := &effectHandles{

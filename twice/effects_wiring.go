@@ -6,17 +6,13 @@ import (
 	"net/http"
 
 	"github.com/twicekit/twicekit/effects"
+	"github.com/twicekit/twicekit/internal/handles"
 )
 
 // effectsConfig is what the options say about the effect fakes.
 type effectsConfig struct {
-	hosts []hostMount
-	fakes []fakeServe // ServeFake: fakeserver.go
-}
-
-type hostMount struct {
-	host    string
-	handler http.Handler
+	hosts []handles.Host // HTTPHost
+	fakes []fakeServe    // ServeFake: fakeserver.go
 }
 
 // HTTPHost mounts handler (a fake of a partner's API) under host (such as
@@ -39,7 +35,7 @@ type hostMount struct {
 // naming the host and this option.
 func HTTPHost(host string, handler http.Handler) Option {
 	return optionFunc(func(c *config) {
-		c.effects.hosts = append(c.effects.hosts, hostMount{host: host, handler: handler})
+		c.effects.hosts = append(c.effects.hosts, handles.Host{Name: host, Handler: handler})
 	})
 }
 
@@ -51,12 +47,10 @@ func (c *checker) wireEffects() error {
 	g := gate{c: c, owner: c.worker.Owner}
 	c.provider = effects.NewProvider(c.log, c.now)
 	c.router = effects.NewRouter(c.log, g, c.provider)
-	c.throughDefault = c.router.ThroughDefault(loopbackTransport)
+	c.throughDefault = c.router.ThroughDefault(handles.Loopback)
 	c.onClose(c.provider.Close)
-	for _, m := range c.cfg.effects.hosts {
-		if err := c.router.Mount(m.host, m.handler); err != nil {
-			return fmt.Errorf("twice: HTTPHost: %w", err)
-		}
+	if err := handles.Mount(c.router, c.cfg.effects.hosts); err != nil {
+		return err
 	}
 	return c.addHandles(c.worker)
 }

@@ -2,21 +2,12 @@ package twice
 
 import (
 	"context"
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
-)
 
-// Follow-ups: a job that enqueues more jobs (a webhook delivery that,
-// failing, schedules its retry 30 s later) has not done its work until the
-// queue has worked them. With WorkFollowUps, after the reference run and
-// after every scenario the check works every job the checked job enqueued,
-// and what those enqueue, as the queue does, then compares the world at
-// rest. The scenario's fault strikes the checked job only. The follow-ups
-// are delivered as the queue delivers any job: again after an error, up to
-// MaxDeliveries.
+	"github.com/twicekit/twicekit/internal/queue"
+)
 
 // FollowUp is a job waiting in the queue that the checked job (or one of
 // its follow-ups) enqueued, as the queue adapter lists it.
@@ -85,15 +76,20 @@ func CompareBeforeFollowUps() Option {
 	return optionFunc(func(c *config) { c.followUps.before = true })
 }
 
-// followUpState is what the scenario running knows of its follow-ups.
-type followUpState struct {
-	runs  map[string]func(ctx context.Context, a *Attempt) error // by job ID
-	keys  map[string]string                                      // job ID -> FollowUp.Key
-	kinds map[string]string                                      // job ID -> FollowUp.Kind
-	max   map[string]int                                         // job ID -> FollowUp.MaxDeliveries, when set
-	// seeded are the keys of the jobs waiting before the checked job ran
-	// (the seed's): not the checked job's follow-ups, never worked.
-	seeded map[string]bool
+// listing is WorkFollowUps's pending on db, for internal/queue (nil when
+// the check does not work the follow-ups).
+func (f followUpConfig) listing(db *pgxpool.Pool) queue.Listing[Attempt] {
+	if f.pending == nil || f.before {
+		return nil
+	}
+	return func(ctx context.Context) ([]queue.FollowUp[Attempt], error) {
+		pending, err := f.pending(ctx, db)
+		out := make([]queue.FollowUp[Attempt], len(pending))
+		for i, p := range pending {
+			out[i] = queue.FollowUp[Attempt](p)
+		}
+		return out, err
+	}
 }
 
 // followUpOf is the follow-up's key and Run when jobID is one ("" and nil
@@ -101,104 +97,44 @@ type followUpState struct {
 func (c *checker) followUpOf(jobID string) (key, kind string, run func(ctx context.Context, a *Attempt) error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.follow.keys[jobID], c.follow.kinds[jobID], c.follow.runs[jobID]
+	return c.follow.Of(jobID)
 }
 
-// workFollowUps works the scenario's follow-ups, unless an attempt
-// panicked or hung: the pending ones, one after another in the queue's
-// order, each delivered until it succeeds or the queue gives up, then the
-// ones they enqueued, to the limit.
+// workFollowUps works the scenario's follow-ups (internal/queue), unless
+// an attempt panicked or hung.
 func (c *checker) workFollowUps(ctx context.Context, sr *ScenarioRun) {
-	f := c.cfg.followUps
-	if f.pending == nil || f.before {
+	list := c.cfg.followUps.listing(c.db.Pool())
+	if list == nil || !gaveUpOnly(sr) {
 		return
-	}
-	for _, p := range sr.Problems {
-		if p.Kind != ProblemGaveUp {
-			return
-		}
-	}
-	limit := f.limit
-	if limit <= 0 {
-		limit = DefaultFollowUpLimit
 	}
 	before := len(sr.Problems)
 	defer func() {
 		sr.followUpProblems = append([]Problem(nil), sr.Problems[before:]...)
 	}()
-	c.mu.Lock()
-	seeded := c.follow.seeded
-	c.mu.Unlock()
-	done := map[string]bool{}
-	seenAt := map[string]time.Time{}
-	worked := 0
-	for {
-		pending, err := f.pending(ctx, c.db.Pool())
-		if err != nil {
-			c.queueError("follow-up listing", Delivery{JobID: job1, Number: 1}, err)
-			return
-		}
-		var next *FollowUp
-		for i := range pending {
-			p := &pending[i]
-			if _, ok := seenAt[p.Key]; !ok {
-				seenAt[p.Key] = c.now()
-			}
-			if done[p.Key] || seeded[p.Key] {
-				continue
-			}
-			if p.Run == nil {
-				done[p.Key] = true
-				sr.followUpsUnworked = appendOnce(sr.followUpsUnworked, p.Kind)
-				continue
-			}
-			if next == nil {
-				next = p
-			}
-		}
-		if next == nil {
-			return
-		}
-		if worked == limit {
-			sr.followUpsPastLimit = limit
-			return
-		}
-		worked++
-		done[next.Key] = true
-		jobID := fmt.Sprintf("follow-up-%d", worked)
-		c.mu.Lock()
-		if at := seenAt[next.Key].Add(next.After); at.After(c.clock) {
-			c.clock = at
-		}
-		c.follow.runs[jobID], c.follow.keys[jobID], c.follow.kinds[jobID] = next.Run, next.Key, next.Kind
-		if next.MaxDeliveries > 0 {
-			c.follow.max[jobID] = next.MaxDeliveries
-		}
-		c.mu.Unlock()
-		sr.followUpKinds = append(sr.followUpKinds, jobID+": "+next.Kind)
-		if !c.deliver(ctx, sr, jobID, delivery{}) {
-			for _, p := range sr.Problems {
-				if p.Kind != ProblemGaveUp {
-					return
-				}
-			}
+	queue.WorkFollowUps(ctx, queue.Work[Attempt]{List: list, Limit: c.cfg.followUps.limit,
+		Mu: &c.mu, Clock: &c.clock, State: &c.follow, Now: c.now,
+		Deliver:    func(jobID string) bool { return c.deliver(ctx, sr, jobID, delivery{}) },
+		GaveUpOnly: func() bool { return gaveUpOnly(sr) },
+		Failed:     func(err error) { c.queueError("follow-up listing", queue.Delivery{JobID: job1, Number: 1}, err) },
+	}, &sr.followUps)
+}
+
+// gaveUpOnly reports whether the queue giving up is sr's only problem.
+func gaveUpOnly(sr *ScenarioRun) bool {
+	for _, p := range sr.Problems {
+		if p.Kind != ProblemGaveUp {
+			return false
 		}
 	}
+	return true
 }
 
 // resetFollowUps forgets the last scenario's follow-ups and notes the
-// jobs waiting once the database is seeded: those the seed inserted are
-// not the checked job's follow-ups.
+// jobs waiting once the database is seeded.
 func (c *checker) resetFollowUps(ctx context.Context) error {
-	st := followUpState{runs: map[string]func(context.Context, *Attempt) error{}, keys: map[string]string{}, kinds: map[string]string{}, max: map[string]int{}, seeded: map[string]bool{}}
-	if f := c.cfg.followUps; f.pending != nil && !f.before {
-		seeded, err := f.pending(ctx, c.db.Pool())
-		if err != nil {
-			return fmt.Errorf("twice: the queue's follow-up listing failed on the seeded database: %w", err)
-		}
-		for _, p := range seeded {
-			st.seeded[p.Key] = true
-		}
+	st, err := queue.NewState(ctx, c.cfg.followUps.listing(c.db.Pool()))
+	if err != nil {
+		return err
 	}
 	c.mu.Lock()
 	c.follow = st
@@ -211,50 +147,17 @@ func (c *checker) resetFollowUps(ctx context.Context) error {
 func (c *checker) maxDeliveries(jobID string) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if n := c.follow.max[jobID]; n > 0 {
-		return n
-	}
-	return c.cfg.maxDeliveries
-}
-
-func appendOnce(list []string, s string) []string {
-	for _, x := range list {
-		if x == s {
-			return list
-		}
-	}
-	return append(list, s)
-}
-
-// followUpsHeadline is what a headline adds when the scenario worked
-// follow-ups.
-func (sr *ScenarioRun) followUpsHeadline() string {
-	if len(sr.followUpKinds) == 0 {
-		return ""
-	}
-	return ", then the follow-ups it enqueued (" + strings.Join(sr.followUpKinds, ", ") + ")"
+	return c.follow.MaxDeliveries(jobID, c.cfg.maxDeliveries)
 }
 
 // followUpsNote is the report's note on the follow-ups its scenarios left
-// as rows: kinds with no worker, and those past FollowUpLimit.
+// as rows (internal/queue).
 func (r *Report) followUpsNote() string {
-	var kinds []string
-	limit := 0
+	var runs []queue.Worked
 	for _, sr := range append([]*ScenarioRun{r.Reference}, r.Scenarios...) {
-		if sr == nil {
-			continue
+		if sr != nil {
+			runs = append(runs, sr.followUps)
 		}
-		for _, k := range sr.followUpsUnworked {
-			kinds = appendOnce(kinds, k)
-		}
-		limit = max(limit, sr.followUpsPastLimit)
 	}
-	s := ""
-	if len(kinds) > 0 {
-		s += "\nfollow-ups not worked (no worker registered for their kind; compared as the queue holds them): " + strings.Join(kinds, ", ")
-	}
-	if limit > 0 {
-		s += fmt.Sprintf("\nfollow-ups past the first %d not worked (FollowUpLimit; compared as the queue holds them)", limit)
-	}
-	return s
+	return queue.Note(runs)
 }

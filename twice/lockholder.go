@@ -60,10 +60,3 @@ func lockWaitProblem(a AttemptRecord, bound string) Problem {
 // heldLock is a lock a stuck attempt waited for that the session of an
 // attempt that had returned still held (internal/sessions).
 type heldLock = sessions.HeldLock
-
-// heldLock describes the lock the attempt's latest statement waits for, as
-// one held by an attempt that returned; ok is false when it waits for none
-// (or the check cannot tell).
-func (ra *runningAttempt) heldLock() (heldLock, bool) {
-	return sessions.WaitedLock(ra.c.db.Pool(), ra.run)
-}

@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/twicekit/twicekit/effects"
+	"github.com/twicekit/twicekit/internal/queue"
 	"github.com/twicekit/twicekit/internal/shard"
 	"github.com/twicekit/twicekit/pgfixture"
 )
@@ -35,9 +36,8 @@ type config struct {
 	sqlOpen        func(dsn string) (driver.Connector, error) // a.DB's connector (sqldriver.go); nil: pgx's
 	configurePool  func(*pgxpool.Config)                      // the application's pool configuration (poolconfig.go)
 	redrives       []time.Duration
-	periodic       time.Duration             // Periodic: periodic.go
-	periodicNext   func(time.Time) time.Time // PeriodicSchedule: periodic.go
-	followUps      followUpConfig            // WorkFollowUps: followups.go
+	periodic       queue.Schedule // Periodic, PeriodicSchedule: periodic.go
+	followUps      followUpConfig // WorkFollowUps: followups.go
 	// everyCrashPoint replays crash points that leave the same world as an
 	// earlier one (crashstates.go).
 	everyCrashPoint bool
@@ -59,7 +59,7 @@ type config struct {
 	effects   effectsConfig    // the effect fakes: effects_wiring.go
 	wall      *time.Duration   // WallBudget: wall.go
 	partialOK string           // PartialCheck: wall.go
-	runner    runner           // LeaseQueue, LockingConsumer, InProcessScheduler: runner.go
+	runner    queue.Runner     // LeaseQueue, LockingConsumer, InProcessScheduler: runner.go
 	// onPlan, when set, hears the plan once the reference run made it
 	// ("N scenarios, about T each"): AssertIdempotent logs it under -v.
 	onPlan func(string)

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"strconv"
-	"sync"
 
 	"github.com/twicekit/twicekit/effects"
 	"github.com/twicekit/twicekit/internal/inject"
@@ -50,63 +48,19 @@ func parallelSetting() (value, from string) {
 
 // resolveParallel is how many scenarios the check may play at once: the
 // option, else -twice.parallel, else TWICE_PARALLEL ("auto": one per core),
-// else 1.
-//
-// The default is 1 because go test already spends the cores: it runs
-// package test binaries side by side (-p defaults to the number of cores)
-// and t.Parallel tests share a binary's cores, so a check that took every
-// core by default would slow the suite it is part of and hold a database
-// and its connections per core. A nightly run of the thorough budget, where
-// one check plays hundreds of scenarios, asks for -twice.parallel=auto.
+// else 1 (inorder.Count says why 1).
 func (c *config) resolveParallel() (int, error) {
-	if c.parallel != nil {
-		if *c.parallel < 1 {
-			return 0, fmt.Errorf("twice: Parallel(%d): give how many scenarios to play at once, 1 or more (1 plays them one after another)", *c.parallel)
-		}
-		return *c.parallel, nil
-	}
 	v, from := parallelSetting()
-	switch v {
-	case "":
-		return 1, nil
-	case "auto":
-		return runtime.GOMAXPROCS(0), nil
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 1 {
-		return 0, fmt.Errorf("twice: %s=%s: give how many scenarios to play at once, a number of 1 or more (1 plays them one after another), or auto (one per core: %d here)", from, v, runtime.GOMAXPROCS(0))
-	}
-	return n, nil
+	return inorder.Count(c.parallel, v, from, runtime.GOMAXPROCS(0))
 }
 
 // startLanes makes the lanes (see lanes) while the reference runs play,
-// and returns the function that waits for them. The extra lanes close with
-// c once waited for; wait may be called more than once.
+// and returns the function that waits for them (inorder.Start). The extra
+// lanes close with c once waited for; wait may be called more than once.
 func (c *checker) startLanes(ctx context.Context, n int) (wait func() ([]*checker, string, error)) {
-	type made struct {
-		lanes []*checker
-		note  string
-		err   error
-	}
-	ch := make(chan made, 1)
-	go func() {
-		lanes, note, err := c.lanes(ctx, n)
-		ch <- made{lanes, note, err}
-	}()
-	var once sync.Once
-	var m made
-	return func() ([]*checker, string, error) {
-		once.Do(func() {
-			m = <-ch
-			for _, l := range m.lanes[1:] {
-				c.onClose(func() { _ = l.close(context.WithoutCancel(ctx), false) })
-			}
-		})
-		if m.err != nil {
-			return nil, "", m.err
-		}
-		return m.lanes, m.note, nil
-	}
+	return inorder.Start(func() ([]*checker, string, error) { return c.lanes(ctx, n) }, func(l *checker) {
+		c.onClose(func() { _ = l.close(context.WithoutCancel(ctx), false) })
+	})
 }
 
 // lanes returns the checkers that play the sequential scenarios: c itself
@@ -117,25 +71,13 @@ func (c *checker) startLanes(ctx context.Context, n int) (wait func() ([]*checke
 // returns a note saying why, for go test -v. On an error it returns the
 // lanes made so far, to be closed.
 func (c *checker) lanes(ctx context.Context, n int) ([]*checker, string, error) {
-	out := []*checker{c}
-	if n <= 1 {
-		return out, "", nil
+	if n > 1 && len(c.cfg.effects.hosts) > 0 {
+		return []*checker{c}, fmt.Sprintf("twice: %s: playing 1 scenario at a time, not %d: its HTTPHost handlers are shared by every database", c.job.Name, n), nil
 	}
-	if len(c.cfg.effects.hosts) > 0 {
-		return out, fmt.Sprintf("twice: %s: playing 1 scenario at a time, not %d: its HTTPHost handlers are shared by every database", c.job.Name, n), nil
-	}
-	for len(out) < n {
-		l, ok, err := c.newLane(ctx)
-		if err != nil {
-			return out, "", err
-		}
-		if !ok {
-			return out, fmt.Sprintf("twice: %s: playing %s at a time, not %d: the server's connection room (%d connections) has no free %d for another database and its workers; raise max_connections to play more",
-				c.job.Name, count(len(out), "scenario"), n, c.srv.ConnectionRoom(), c.cfg.workersNeeded()*inject.MaxConnsPerWorker+pgfixture.ControlPoolConns), nil
-		}
-		out = append(out, l)
-	}
-	return out, "", nil
+	return inorder.Make(c, n, func() (*checker, bool, error) { return c.newLane(ctx) }, func(made int) string {
+		return fmt.Sprintf("twice: %s: playing %s at a time, not %d: the server's connection room (%d connections) has no free %d for another database and its workers; raise max_connections to play more",
+			c.job.Name, count(made, "scenario"), n, c.srv.ConnectionRoom(), c.cfg.workersNeeded()*inject.MaxConnsPerWorker+pgfixture.ControlPoolConns)
+	})
 }
 
 // newLane makes one more lane: a database cloned from the check's

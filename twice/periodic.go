@@ -3,16 +3,9 @@ package twice
 import (
 	"context"
 	"time"
+
+	"github.com/twicekit/twicekit/internal/queue"
 )
-
-// Periodic jobs: a job that also runs again on a schedule (a cron loop,
-// River's periodic jobs, asynq's periodic tasks, a Temporal Schedule) has a
-// retry the queue does not make: the next scheduled run, with the same
-// input and a new job ID. An outbox publisher with no retries of its own
-// ("the next run picks up what is still pending") is recovered by it.
-
-// jobNext is the job ID of the next scheduled run.
-const jobNext = "next-run"
 
 // Periodic declares that the job also runs again every interval on a
 // schedule, with the same input and a new job ID. After the reference run
@@ -25,7 +18,7 @@ const jobNext = "next-run"
 func Periodic(interval time.Duration) Option {
 	return optionFunc(func(c *config) {
 		if interval > 0 {
-			c.periodic, c.periodicNext = interval, nil
+			c.periodic = queue.Schedule{Every: interval}
 		}
 	})
 }
@@ -40,57 +33,27 @@ func Periodic(interval time.Duration) Option {
 func PeriodicSchedule(next func(time.Time) time.Time) Option {
 	return optionFunc(func(c *config) {
 		if next != nil {
-			c.periodic, c.periodicNext = 0, next
+			c.periodic = queue.Schedule{Next: next}
 		}
 	})
 }
 
 // periodicOn reports whether the job runs again on a schedule.
-func (c *config) periodicOn() bool { return c.periodic > 0 || c.periodicNext != nil }
+func (c *config) periodicOn() bool { return c.periodic.On() }
 
 // nextRun is the time of the next scheduled run after t, on the check's
-// clock (t itself when the job is not periodic, or when a schedule gives
-// no later time).
-func (c *config) nextRun(t time.Time) time.Time {
-	switch {
-	case c.periodicNext != nil:
-		if n := c.periodicNext(t); n.After(t) {
-			return n
-		}
-		return t
-	default:
-		return t.Add(c.periodic)
-	}
-}
+// clock (internal/queue).
+func (c *config) nextRun(t time.Time) time.Time { return c.periodic.NextRun(t) }
 
 // playNextRun plays the next scheduled run after a scenario, unless an
 // attempt panicked or hung; when it succeeds, the give-ups before it are
 // recovered.
 func (c *checker) playNextRun(ctx context.Context, sr *ScenarioRun) {
-	if !c.cfg.periodicOn() {
+	if !c.cfg.periodicOn() || !gaveUpOnly(sr) {
 		return
 	}
-	for _, p := range sr.Problems {
-		if p.Kind != ProblemGaveUp {
-			return
-		}
-	}
-	c.mu.Lock()
-	c.clock = c.cfg.nextRun(c.clock)
-	c.mu.Unlock()
 	before := len(sr.Problems)
-	if !c.deliver(ctx, sr, jobNext, delivery{}) {
-		return
+	if c.cfg.periodic.PlayNext(&c.mu, &c.clock, func(jobID string) bool { return c.deliver(ctx, sr, jobID, delivery{}) }) {
+		sr.Problems = sr.Problems[before:] // the next run recovered what the queue gave up on
 	}
-	sr.Problems = sr.Problems[before:] // the next run recovered what the queue gave up on
-}
-
-// hasNextRun reports whether the scenario played the next scheduled run.
-func (sr *ScenarioRun) hasNextRun() bool {
-	for _, a := range sr.Attempts {
-		if a.JobID == jobNext {
-			return true
-		}
-	}
-	return false
 }

@@ -1,9 +1,9 @@
 package twice
 
 import (
-	"strings"
-
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/twicekit/twicekit/internal/handles"
 )
 
 // ConfigurePool gives the check the application's own pool configuration:
@@ -23,14 +23,5 @@ func ConfigurePool(configure func(*pgxpool.Config)) Option {
 }
 
 // typeHint is what a report adds to a clean run's error that says pgx does
-// not know a type ("" for any other error): an application registers its
-// types in its pool's AfterConnect, which the check runs only when given.
-func typeHint(err error) string {
-	msg := err.Error()
-	for _, s := range []string{"unknown type (OID", "cannot find encode plan", "cannot find decode plan", "unknown OID"} {
-		if strings.Contains(msg, s) {
-			return "\n(pgx does not know a type here: if the application registers it in its pool's AfterConnect, or sets its pool up otherwise, give the check that configuration: twice.ConfigurePool(func(*pgxpool.Config)))"
-		}
-	}
-	return ""
-}
+// not know a type (internal/handles).
+var typeHint = handles.TypeHint

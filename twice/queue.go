@@ -2,19 +2,13 @@ package twice
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/twicekit/twicekit/internal/inject"
+	"github.com/twicekit/twicekit/internal/queue"
 )
-
-// A queue's delivery semantics, where they differ from the generic
-// at-least-once queue's: which errors end a job, which mean "later", whether
-// the ack commits in the job's own transaction, the queue's own rows and its
-// words. A queue adapter (package twiceriver for River) sets them from the
-// real library; any other queue uses the same options.
 
 // Delivery is one delivery of a job as a queue's hooks see it.
 type Delivery struct {
@@ -41,14 +35,20 @@ type Delivery struct {
 // pool: its statements are not points of any attempt and are never crashed.
 type QueueHook func(ctx context.Context, db *pgxpool.Pool, d Delivery) error
 
+// queueConfig is the queue's semantics (internal/queue) and its words.
 type queueConfig struct {
-	terminal func(error) bool
-	snooze   func(error) bool
-	acked    func(ctx context.Context, db *pgxpool.Pool, d Delivery) (bool, error)
-	fetch    func(ctx context.Context, db *pgxpool.Pool, d Delivery) (string, error)
-	settle   QueueHook
+	queue.Config
 	describe func(s Scenario, h Happened, generic string) string
-	label    func(label string) string
+}
+
+// hooked is f on internal/queue's Delivery (nil when f is).
+func hooked[T any](f func(context.Context, *pgxpool.Pool, Delivery) (T, error)) func(context.Context, *pgxpool.Pool, queue.Delivery) (T, error) {
+	if f == nil {
+		return nil
+	}
+	return func(ctx context.Context, db *pgxpool.Pool, d queue.Delivery) (T, error) {
+		return f(ctx, db, Delivery(d))
+	}
 }
 
 // QueueLabels names the queue library's own statements on timelines:
@@ -56,7 +56,7 @@ type queueConfig struct {
 // its query's name, "-- name: JobSetStateIfRunningMany :many") and returns
 // the one to print (River's: "river.JobCompleteTx").
 func QueueLabels(label func(label string) string) Option {
-	return optionFunc(func(c *config) { c.queue.label = label })
+	return optionFunc(func(c *config) { c.queue.Label = label })
 }
 
 // NoteStatements returns ctx whose SQL statements (through pgx) carry note
@@ -70,17 +70,17 @@ func NoteStatements(ctx context.Context, note string) context.Context {
 // labelled is sr with the queue's labels on its points (sr when the queue
 // gave none).
 func (q queueConfig) labelled(sr *ScenarioRun) *ScenarioRun {
-	if q.label == nil {
+	if q.Label == nil {
 		return sr
 	}
-	return rewriteRun(sr, q.label, func(s string) string { return s })
+	return rewriteRun(sr, q.Label, func(s string) string { return s })
 }
 
 // TerminalError says which errors end the job: an attempt returning one is
 // neither a failed run nor delivered again (River's JobCancel, asynq's
 // SkipRetry). A reference run that returns one passes.
 func TerminalError(is func(err error) bool) Option {
-	return optionFunc(func(c *config) { c.queue.terminal = is })
+	return optionFunc(func(c *config) { c.queue.Terminal = is })
 }
 
 // SnoozeError says which errors ask the queue to deliver the job again later
@@ -88,7 +88,7 @@ func TerminalError(is func(err error) bool) Option {
 // towards MaxDeliveries; a job that snoozes MaxDeliveries times in a row is
 // reported as never finishing.
 func SnoozeError(is func(err error) bool) Option {
-	return optionFunc(func(c *config) { c.queue.snooze = is })
+	return optionFunc(func(c *config) { c.queue.Snooze = is })
 }
 
 // AckInJobTransaction says the job's ack can commit in the job's own
@@ -99,7 +99,7 @@ func SnoozeError(is func(err error) bool) Option {
 // afterwards, its ack was lost, or it returned an error. River's: SELECT
 // state FROM river_job WHERE id = … is 'completed'.
 func AckInJobTransaction(acked func(ctx context.Context, db *pgxpool.Pool, d Delivery) (bool, error)) Option {
-	return optionFunc(func(c *config) { c.queue.acked = acked })
+	return optionFunc(func(c *config) { c.queue.Acked = hooked(acked) })
 }
 
 // QueueBookkeeping keeps the queue's own rows as the real queue does. fetch
@@ -110,7 +110,14 @@ func AckInJobTransaction(acked func(ctx context.Context, db *pgxpool.Pool, d Del
 // queue ack was not lost (River's completer: completed, cancelled,
 // snoozed, retryable). Either may be nil.
 func QueueBookkeeping(fetch func(ctx context.Context, db *pgxpool.Pool, d Delivery) (skip string, err error), settle QueueHook) Option {
-	return optionFunc(func(c *config) { c.queue.fetch, c.queue.settle = fetch, settle })
+	return optionFunc(func(c *config) {
+		c.queue.Fetch = hooked(fetch)
+		if settle != nil {
+			c.queue.Settle = func(ctx context.Context, db *pgxpool.Pool, d queue.Delivery) error {
+				return settle(ctx, db, Delivery(d))
+			}
+		}
+	})
 }
 
 // QueueWords describes the scenarios in the queue's own words on the
@@ -143,115 +150,61 @@ type Happened struct {
 	Redelivered bool
 }
 
-// happened reads what the queue did from the scenario's attempts of job-1.
-func happened(sr *ScenarioRun) Happened {
-	var h Happened
-	for _, a := range sr.Attempts {
-		if a.JobID != job1 {
-			continue
-		}
-		if a.Acked && (a.Crashed || a.Err != nil || sr.Scenario.Kind == AckLost) {
-			h.AckCommitted = true
-		}
-		if a.Terminal {
-			h.Ended = true
-		}
-		if a.NotDelivered && h.NotDelivered == "" {
-			h.NotDelivered = a.Note
-		}
-		if a.Number > 1 && !a.NotDelivered {
-			h.Redelivered = true
-		}
+// queued is what internal/queue knows of a.
+func (a AttemptRecord) queued() queue.Attempt {
+	return queue.Attempt{JobID: a.JobID, Number: a.Number, Points: a.Points, Err: a.Err, Crashed: a.Crashed, CrashedAfterAck: a.crashedAfterAck,
+		Panic: a.Panic, Goexit: a.Goexit, Hung: a.Hung, AfterRun: a.AfterRun, AfterRunSites: a.afterRunSites,
+		Acked: a.Acked, Terminal: a.Terminal, NotDelivered: a.NotDelivered, Note: a.Note}
+}
+
+func queued(recs []AttemptRecord) []queue.Attempt {
+	out := make([]queue.Attempt, len(recs))
+	for i, a := range recs {
+		out[i] = a.queued()
 	}
-	return h
+	return out
 }
 
 // queueError records the first error of a queue hook; the check's report
 // carries it as Err (a check whose queue bookkeeping failed proves nothing).
-func (c *checker) queueError(what string, d Delivery, err error) {
+func (c *checker) queueError(what string, d queue.Delivery, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.queueErr == nil {
-		c.queueErr = fmt.Errorf("twice: the queue's %s for delivery %d of %s failed: %w", what, d.Number, d.JobID, err)
+		c.queueErr = queue.HookError(what, d, err)
+	}
+}
+
+// hookDelivery is the Delivery of jobID's delivery number to the queue's
+// hooks, now.
+func (c *checker) hookDelivery(jobID string, number int, pool *pgxpool.Pool, err error) func() queue.Delivery {
+	return func() queue.Delivery {
+		d := queue.Delivery{JobID: jobID, Number: number, Err: err, Pool: pool, Now: c.now()}
+		d.FollowUp, _, _ = c.followUpOf(jobID)
+		return d
 	}
 }
 
 // queueFetch runs the queue's fetch before a delivery; it returns why the
 // queue would not deliver the job now ("" to deliver it).
 func (c *checker) queueFetch(ctx context.Context, pool *pgxpool.Pool, jobID string, number int) string {
-	if c.cfg.queue.fetch == nil {
-		return ""
-	}
-	d := Delivery{JobID: jobID, Number: number, Pool: pool, Now: c.now()}
-	d.FollowUp, _, _ = c.followUpOf(jobID)
-	skip, err := c.cfg.queue.fetch(ctx, c.db.Pool(), d)
-	if err != nil {
-		c.queueError("fetch", d, err)
-		return ""
-	}
-	return skip
+	return c.cfg.queue.BeforeDelivery(ctx, c.db.Pool(), c.hookDelivery(jobID, number, pool, nil), c.queueError)
 }
 
 // afterAttempt plays the queue's side of an attempt that returned or
-// crashed: it asks whether the ack committed with the job's transaction,
-// then (unless the ack was lost or the attempt crashed) settles the job.
+// crashed (internal/queue): what it made of the attempt is on rec.
 func (c *checker) afterAttempt(ctx context.Context, rec *AttemptRecord, ackLost bool) {
-	q := c.cfg.queue
-	if rec.Panic != "" || rec.Hung || rec.NotDelivered {
-		return
-	}
-	d := Delivery{JobID: rec.JobID, Number: rec.Number, Err: rec.Err, Now: c.now()}
-	d.FollowUp, _, _ = c.followUpOf(rec.JobID)
-	if !rec.Crashed && rec.Err != nil && q.terminal != nil && q.terminal(rec.Err) {
-		rec.Terminal = true
-	}
-	if q.acked != nil {
-		ok, err := q.acked(ctx, c.db.Pool(), d)
-		if err != nil {
-			c.queueError("ack check", d, err)
-		}
-		rec.Acked = ok
-	}
-	switch {
-	case rec.Acked && (rec.Crashed || ackLost || rec.Err != nil):
-		rec.Note = "its ack had committed in its own transaction: the queue will not deliver it again"
-	case rec.Terminal:
-		rec.Note = "the error ends the job: the queue will not deliver it again"
-	case !rec.Crashed && rec.Err != nil && q.snooze != nil && q.snooze(rec.Err):
-		rec.Note = "snoozed: the queue delivers it again later"
-	}
-	if rec.Crashed || ackLost || q.settle == nil {
-		return
-	}
-	if err := q.settle(ctx, c.db.Pool(), d); err != nil {
-		c.queueError("settle", d, err)
-	}
+	a := rec.queued()
+	c.cfg.queue.AfterAttempt(ctx, c.db.Pool(), &a, c.hookDelivery(rec.JobID, rec.Number, nil, rec.Err), ackLost, c.queueError)
+	rec.Acked, rec.Terminal, rec.Note = a.Acked, a.Terminal, a.Note
 }
 
-// deliveryOutcome is what the queue does after an attempt.
-type deliveryOutcome int
-
-const (
-	outcomeDone      deliveryOutcome = iota // acknowledged, ended, or not delivered
-	outcomeRedeliver                        // crashed or failed: deliver again
-	outcomeLater                            // snoozed: deliver again, not counted
-)
+// What the queue does after an attempt (internal/queue).
+const outcomeDone = queue.Done
 
 // outcome says what the queue does after rec (panics and hangs are
 // handled before).
-func (c *checker) outcome(rec AttemptRecord) deliveryOutcome {
-	switch {
-	case rec.NotDelivered, rec.Acked, rec.Terminal:
-		return outcomeDone
-	case rec.Crashed && !rec.crashedAfterAck: // after the ack, the queue has had the outcome
-		return outcomeRedeliver
-	case rec.Err != nil && c.cfg.queue.snooze != nil && c.cfg.queue.snooze(rec.Err):
-		return outcomeLater
-	case rec.Err != nil:
-		return outcomeRedeliver
-	}
-	return outcomeDone
-}
+func (c *checker) outcome(rec AttemptRecord) queue.Outcome { return c.cfg.queue.Outcome(rec.queued()) }
 
 // deliverLosingAck is the sequential scenario's first delivery: the attempt
 // succeeds but the queue's ack is lost. It reports whether the queue

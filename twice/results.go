@@ -4,6 +4,7 @@ import (
 	"github.com/twicekit/twicekit/effects"
 	"github.com/twicekit/twicekit/faults"
 	"github.com/twicekit/twicekit/internal/compare"
+	"github.com/twicekit/twicekit/internal/queue"
 	"github.com/twicekit/twicekit/internal/report"
 	"github.com/twicekit/twicekit/pgfixture"
 )
@@ -38,15 +39,13 @@ type ScenarioRun struct {
 	Sessions []Session
 
 	numbers map[string]int
-	// The follow-ups it worked ("follow-up-1: kind"), the kinds it left as
-	// rows for want of a worker, and the limit it stopped at (followups.go).
-	followUpKinds      []string
-	followUpsUnworked  []string
-	followUpsPastLimit int
-	followUpProblems   []Problem          // what went wrong with the follow-ups: a reference run's are a finding
-	varying            *compare.Varying   // the reference's: what differs between two clean runs (internal/compare/varying.go)
-	keyCopies          *compare.KeyCopies // the reference's: where it copies generated keys (internal/compare/generatedkeys.go)
-	interleaving       *interleaving      // what the scheduler did in a concurrent scenario
+	// The follow-ups it worked, the kinds it left as rows for want of a
+	// worker, and the limit it stopped at (internal/queue).
+	followUps        queue.Worked
+	followUpProblems []Problem          // what went wrong with the follow-ups: a reference run's are a finding
+	varying          *compare.Varying   // the reference's: what differs between two clean runs (internal/compare/varying.go)
+	keyCopies        *compare.KeyCopies // the reference's: where it copies generated keys (internal/compare/generatedkeys.go)
+	interleaving     *interleaving      // what the scheduler did in a concurrent scenario
 }
 
 // Token is the scenario's token, as -twice.run takes it.

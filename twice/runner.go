@@ -1,29 +1,7 @@
 package twice
 
 import (
-	"strings"
-)
-
-// runner is how the application delivers the job: the runner's delivery
-// model decides which scenarios can happen and the words of their
-// headlines.
-type runner int
-
-const (
-	// leaseQueue: a queue that leases a delivery for a visibility timeout
-	// and delivers it again when the lease runs out (the default).
-	leaseQueue runner = iota
-	// lockingConsumer: a consumer that holds a row lock until its ack.
-	lockingConsumer
-	// inProcessScheduler: a scheduler in one process (a cron library).
-	inProcessScheduler
-)
-
-// The reasons the runners print for the scenarios they cannot play.
-const (
-	lockingNoOverlap   = "a locking consumer (twice.LockingConsumer) holds the job's row lock until its ack, so it never runs one job twice at once"
-	schedulerNoOverlap = "an in-process scheduler (twice.InProcessScheduler) never starts a run while the last one runs"
-	schedulerNoDup     = "an in-process scheduler (twice.InProcessScheduler) never enqueues a run twice"
+	"github.com/twicekit/twicekit/internal/queue"
 )
 
 // LeaseQueue declares the runner a queue with a lease, the default: a
@@ -34,7 +12,7 @@ const (
 // include such an overlap says that it assumed a lease, and names the
 // other runners.
 func LeaseQueue() Option {
-	return optionFunc(func(c *config) { c.runner = leaseQueue })
+	return optionFunc(func(c *config) { c.runner = queue.LeaseQueue })
 }
 
 // LockingConsumer declares the runner a consumer that holds a row lock
@@ -45,8 +23,8 @@ func LeaseQueue() Option {
 // two copies at once still play.
 func LockingConsumer() Option {
 	return optionFunc(func(c *config) {
-		c.runner = lockingConsumer
-		c.conc.overlapsOff = lockingNoOverlap
+		c.runner = queue.LockingConsumer
+		c.conc.overlapsOff = queue.LockingNoOverlap
 	})
 }
 
@@ -57,49 +35,15 @@ func LockingConsumer() Option {
 // say "the next scheduled run" where a queue's say "redelivery".
 func InProcessScheduler() Option {
 	return optionFunc(func(c *config) {
-		c.runner = inProcessScheduler
-		c.conc.off = schedulerNoOverlap
-		c.dupEnqueueOff = schedulerNoDup
+		c.runner = queue.InProcessScheduler
+		c.conc.off = queue.SchedulerNoOverlap
+		c.dupEnqueueOff = queue.SchedulerNoDup
 	})
-}
-
-// String is the runner as the JSON report names it.
-func (r runner) String() string {
-	switch r {
-	case lockingConsumer:
-		return "locking consumer"
-	case inProcessScheduler:
-		return "in-process scheduler"
-	}
-	return "lease queue"
-}
-
-// schedulerWords are the queue's words of a headline and the scheduler's.
-var schedulerWords = strings.NewReplacer(
-	"sequential: the ack was lost and the same job was delivered again", "the next scheduled run: the job ran again after a run that succeeded",
-	"crash before point", "the process died before point",
-	"crash after the last point", "the process died after the last point",
-	", before the ack, then redelivery", ", before the run was marked done, then the next scheduled run",
-	", the last before the ack, then redelivery", ", the last before the run was marked done, then the next scheduled run",
-	", then redelivery", ", then the next scheduled run",
-)
-
-// words says a headline in the runner's words.
-func (r runner) words(headline string) string {
-	if r == inProcessScheduler {
-		return schedulerWords.Replace(headline)
-	}
-	return headline
 }
 
 // leaseHint says, in a finding of two deliveries of one job at once under
 // the default runner and twice's own words, that the scenario assumed a
-// lease, and names the other runners ("" otherwise).
+// lease (internal/queue).
 func (c *config) leaseHint(s Scenario) string {
-	if c.runner != leaseQueue || c.queue.describe != nil || (s.Kind != Overlap && s.Kind != Interleaved) {
-		return ""
-	}
-	return "two deliveries of one job at once assume a queue with a lease (twice.LeaseQueue, the default): its visibility timeout ran out while the first delivery still ran. " +
-		"A runner that holds a row lock until its ack never does that: declare it with twice.LockingConsumer(); " +
-		"an in-process scheduler neither overlaps a run nor enqueues it twice: twice.InProcessScheduler()"
+	return c.runner.LeaseHint(s.Kind == Overlap || s.Kind == Interleaved, c.queue.describe == nil)
 }

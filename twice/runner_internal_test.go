@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/twicekit/twicekit/internal/queue"
 	"github.com/twicekit/twicekit/internal/scenarios"
 )
 
@@ -19,7 +20,7 @@ func TestTheSchedulersWordsCoverEverySequentialKind(t *testing.T) {
 			{Kind: ScenarioKind(k), Point: 2, Of: 3, After: 48 * 3600e9},
 			{Kind: ScenarioKind(k), Point: 2, Of: 3, After: 48 * 3600e9, beforeAck: 2},
 		} {
-			said := inProcessScheduler.words(s.words("label"))
+			said := queue.InProcessScheduler.Words(s.words("label"))
 			for _, w := range []string{", then redelivery", "the ack was lost", "before the ack,"} {
 				if strings.Contains(said, w) {
 					t.Errorf("%s under InProcessScheduler says %q: %s", s.Token(), w, said)

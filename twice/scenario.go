@@ -155,11 +155,11 @@ var kinds = [...]playFunc{
 const job1, job2 = "job-1", "job-2"
 
 func playConcurrentKind(c *checker, ctx context.Context, sr *ScenarioRun, how playArgs) error {
-	return c.playConcurrent(ctx, sr, sameJob.jobs, how.chooser)
+	return c.playConcurrent(ctx, sr, sameJob.Jobs, how.chooser)
 }
 
 func playDuplicateKind(c *checker, ctx context.Context, sr *ScenarioRun, how playArgs) error {
-	return c.playConcurrent(ctx, sr, duplicateJobs.jobs, how.chooser)
+	return c.playConcurrent(ctx, sr, duplicateJobs.Jobs, how.chooser)
 }
 
 // play is how the kind is played; a kind outside the table has none.

@@ -2,78 +2,49 @@ package twice
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"strings"
 
+	"github.com/twicekit/twicekit/internal/serverfacts"
 	"github.com/twicekit/twicekit/internal/sessions"
 )
 
-// infrastructureError is an error of the machinery a check runs on (the
-// PostgreSQL server went away, it refused a connection), never the job's:
-// the check proves nothing and keeps no database for inspection.
-type infrastructureError struct{ err error }
-
-func (e *infrastructureError) Error() string { return e.err.Error() }
-func (e *infrastructureError) Unwrap() error { return e.err }
-
-func isInfrastructure(err error) bool {
-	var ie *infrastructureError
-	return errors.As(err, &ie)
-}
+// An error of the machinery a check runs on (the PostgreSQL server went
+// away, it refused a connection) is never the job's: the check proves
+// nothing and keeps no database for inspection (internal/serverfacts).
+var (
+	infrastructure   = serverfacts.Infrastructure
+	isInfrastructure = serverfacts.IsInfrastructure
+	wentAway         = serverfacts.WentAway
+)
 
 // goneCause says why err looks like a server that went away, or "" when it
 // does not (internal/sessions).
 var goneCause = sessions.GoneCause
 
-// serverWentAway returns the check's error when the PostgreSQL server went
-// away during the check: the check's own work failed as a lost server
-// fails, or an attempt did and a fresh connection to the server fails too
-// (the check ends sessions on purpose, so an attempt's 57P01 alone says
-// nothing).
-func (c *checker) serverWentAway(ctx context.Context, rep *Report) error {
-	if cause := goneCause(rep.Err); cause != "" {
-		return wentAway(cause, rep.Err)
-	}
+// attemptFacts are the attempts of rep, the reference run's first, as
+// internal/serverfacts sees them.
+func attemptFacts(rep *Report) []serverfacts.Attempt {
 	runs := rep.Scenarios
 	if rep.Reference != nil {
 		runs = append([]*ScenarioRun{rep.Reference}, runs...)
 	}
+	var out []serverfacts.Attempt
 	for _, sr := range runs {
 		for _, a := range sr.Attempts {
-			cause := goneCause(a.Err)
-			if cause == "" {
-				continue
-			}
-			if err := c.serverAnswers(ctx); err != nil {
-				return wentAway(cause, fmt.Errorf("%s of scenario %s: %w; a new connection: %v", attemptName(a), sr.Scenario.Token(), a.Err, err))
-			}
-			return nil
+			out = append(out, serverfacts.Attempt{Name: attemptName(a), Scenario: sr.Scenario.Token(), Err: a.Err, ClosedPool: a.closedPool})
 		}
 	}
-	return nil
+	return out
 }
 
-// serverAnswers opens a new connection to the check's database.
-func (c *checker) serverAnswers(ctx context.Context) error {
-	return sessions.ServerAnswers(ctx, c.db.ConnConfig())
+// serverWentAway returns the check's error when the PostgreSQL server went
+// away during the check (serverfacts.WentAwayDuring).
+func (c *checker) serverWentAway(ctx context.Context, rep *Report) error {
+	return serverfacts.WentAwayDuring(ctx, rep.Err, attemptFacts(rep), c.db.ConnConfig())
 }
 
-func wentAway(cause string, err error) error {
-	return &infrastructureError{&wentAwayError{cause: cause, err: err}}
+// refusedConnection returns the explained error when PostgreSQL refused an
+// attempt's connection with "too many clients" (serverfacts.Refused;
+// errors.Is(err, pgfixture.ErrTooManyClients)).
+func (c *checker) refusedConnection(rep *Report) error {
+	return serverfacts.Refused(attemptFacts(rep), c.srv.ExplainRefused)
 }
-
-// wentAwayError is the check's words for a server that went away; what
-// failed is told without the "internal error" its first words had.
-type wentAwayError struct {
-	cause string
-	err   error
-}
-
-func (e *wentAwayError) Error() string {
-	failed := strings.ReplaceAll(e.err.Error(), "twice: internal error: ", "")
-	return fmt.Sprintf("twice: the PostgreSQL server went away during the check (%s): the check proves nothing about the job; "+
-		"keep the server up for the whole test (its log says why it stopped: a restart, a crash, the OOM killer, a shutdown), then run the test again\n(what failed: %s)", e.cause, failed)
-}
-
-func (e *wentAwayError) Unwrap() error { return e.err }

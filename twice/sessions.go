@@ -2,9 +2,6 @@ package twice
 
 import (
 	"context"
-	"fmt"
-	"sort"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -30,17 +27,7 @@ type Session struct {
 }
 
 // String names the session as a report prints it (without its PID).
-func (s Session) String() string {
-	app := "no application_name"
-	if s.ApplicationName != "" {
-		app = fmt.Sprintf("application_name %q", s.ApplicationName)
-	}
-	from := "over a Unix socket"
-	if s.ClientAddr != "" {
-		from = "from " + s.ClientAddr
-	}
-	return "a session with " + app + ", " + from
-}
+func (s Session) String() string { return sessions.Session(s).String() }
 
 // The application_names of the check's own sessions (internal/sessions):
 // every other client session on the check's database is the job's own
@@ -144,34 +131,13 @@ func (c *checker) nameUnseenSession(ctx context.Context, ref *ScenarioRun) {
 
 // foreignSessionProblem says that the job used a connection of its own:
 // the sessions the check saw, and the tables a reference run changed with
-// no statement seen. Sessions print without their PIDs, each once.
-func foreignSessionProblem(sessions []Session, unseen []string) Problem {
-	var b strings.Builder
-	b.WriteString("the job opened its own connection to the check's database: its statements are not seen")
-	said := map[string]bool{}
-	var lines []string
-	for _, s := range sessions {
-		if t := s.String(); !said[t] {
-			said[t] = true
-			lines = append(lines, t)
-		}
+// no statement seen (sessions.ForeignText).
+func foreignSessionProblem(ss []Session, unseen []string) Problem {
+	seen := make([]sessions.Session, len(ss))
+	for i, s := range ss {
+		seen[i] = sessions.Session(s)
 	}
-	sort.Strings(lines) // by what is printed, never by PID: the same report every run
-	for _, t := range lines {
-		b.WriteString("\n    " + t)
-	}
-	if len(unseen) > 0 {
-		fmt.Fprintf(&b, "\n    the clean run changed %s although the check saw no statement of it", tableList(unseen))
-	}
-	b.WriteString("\n  run every statement on a.Pool or a.DB (a pool of your own built with pgxpool.NewWithConfig(ctx, a.Pool.Config()) is seen too), not on a pool opened from a connection string")
-	return Problem{Kind: ProblemForeignSession, Text: b.String()}
-}
-
-func tableList(tables []string) string {
-	if len(tables) == 1 {
-		return "table " + tables[0]
-	}
-	return "tables " + strings.Join(tables, ", ")
+	return Problem{Kind: ProblemForeignSession, Text: sessions.ForeignText(seen, unseen)}
 }
 
 // clearSessions ends the sessions on the check's database that the check

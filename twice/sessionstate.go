@@ -2,25 +2,15 @@ package twice
 
 import (
 	"context"
-	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/twicekit/twicekit/internal/inject"
 	"github.com/twicekit/twicekit/internal/sessionstate"
 )
 
-// A scenario's first delivery starts on fresh sessions (freshsessions.go);
-// its redeliveries reuse the worker's sessions, as a pooled production
-// connection would. Before a redelivery starts on a worker an earlier
-// delivery of the scenario ran on, the check reads, on each idle session
-// of that worker, what a session keeps across transactions: temporary
-// tables, session advisory locks, parameters SET for the session, statements
-// made with SQL PREPARE and channels it LISTENs on. What an earlier delivery
-// left there (not what the application's AfterConnect set up) goes on the
-// redelivery's record (AttemptRecord.SessionState), and a finding whose
-// redelivery ran on such a session says so among its hints. The text names
-// the state and the attempts, never a PID or a temporary schema's number.
+// What an earlier delivery of the scenario left on a worker's sessions is
+// read before a redelivery starts there, and named in a finding's hints
+// (internal/sessionstate).
 
 // freshWorker ends the sessions of w when an attempt of the scenario ran
 // there, and waits until PostgreSQL has ended them
@@ -75,37 +65,14 @@ func (c *checker) leftBy(pid uint32, state []string) string {
 	return c.left.By(c.ran, pid, state)
 }
 
-// joinAnd joins names with commas and a final "and".
-func joinAnd(names []string) string {
-	if len(names) <= 1 {
-		return strings.Join(names, "")
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
-}
-
 // sessionStateHints say which attempts of a finding's scenario started on a
-// session an earlier delivery had left state on, and what that means: one
-// hint for the attempts that found the same state.
+// session an earlier delivery had left state on (sessionstate.Hints).
 func sessionStateHints(sr *ScenarioRun) []string {
-	var states []string
-	by := map[string][]string{}
+	var started []sessionstate.Started
 	for _, a := range sr.Attempts {
-		if a.SessionState == "" {
-			continue
+		if a.SessionState != "" {
+			started = append(started, sessionstate.Started{Name: attemptName(a), State: a.SessionState})
 		}
-		if _, ok := by[a.SessionState]; !ok {
-			states = append(states, a.SessionState)
-		}
-		by[a.SessionState] = append(by[a.SessionState], attemptName(a))
 	}
-	var hints []string
-	for _, s := range states {
-		hints = append(hints, fmt.Sprintf("%s started on a session where %s", joinAnd(by[s]), s))
-	}
-	if len(hints) > 0 {
-		hints[len(hints)-1] += ": a production pool may hand a redelivery the session an earlier delivery used, or a fresh one, " +
-			"so a job must not depend on what a delivery leaves on its session (a temporary table ON COMMIT DROP, pg_advisory_xact_lock, SET LOCAL, " +
-			"DEALLOCATE what it PREPAREs, UNLISTEN what it LISTENs); twice.FreshSessionsPerDelivery() starts every delivery on fresh sessions, to tell whether that state is the cause"
-	}
-	return hints
+	return sessionstate.Hints(started)
 }

@@ -3,13 +3,10 @@ package twice
 import (
 	"database/sql/driver"
 	"fmt"
-	"net"
-	"net/url"
-	"strconv"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/twicekit/twicekit/internal/handles"
 	"github.com/twicekit/twicekit/internal/inject"
 )
 
@@ -58,7 +55,7 @@ func SQLConnector(open func(dsn string) (driver.Connector, error)) Option {
 // useSQL replaces worker w's *sql.DB with one on the connector the options
 // name, for the session cfg describes.
 func (c *checker) useSQL(w *inject.Worker, cfg *pgx.ConnConfig) error {
-	inner, err := c.cfg.sqlOpen(driverURL(cfg))
+	inner, err := c.cfg.sqlOpen(handles.DriverURL(cfg))
 	if err == nil && inner == nil {
 		err = fmt.Errorf("the connector is nil")
 	}
@@ -72,32 +69,3 @@ func (c *checker) useSQL(w *inject.Worker, cfg *pgx.ConnConfig) error {
 // useSQLDriver replaces the check's worker's *sql.DB with one on the
 // connector the options name.
 func (c *checker) useSQLDriver() error { return c.useSQL(c.worker, workerConfig(c.db)) }
-
-// driverURL is a postgres:// URL for cfg, with its password and runtime
-// parameters, that database/sql drivers for PostgreSQL understand.
-func driverURL(cfg *pgx.ConnConfig) string {
-	u := url.URL{Scheme: "postgres", Path: "/" + cfg.Database}
-	switch {
-	case cfg.Password != "":
-		u.User = url.UserPassword(cfg.User, cfg.Password)
-	case cfg.User != "":
-		u.User = url.User(cfg.User)
-	}
-	q := url.Values{}
-	if strings.HasPrefix(cfg.Host, "/") {
-		q.Set("host", cfg.Host)
-		q.Set("port", strconv.Itoa(int(cfg.Port)))
-	} else {
-		u.Host = net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port)))
-	}
-	if cfg.TLSConfig == nil {
-		q.Set("sslmode", "disable")
-	} else {
-		q.Set("sslmode", "require")
-	}
-	for k, v := range cfg.RuntimeParams {
-		q.Set(k, v)
-	}
-	u.RawQuery = q.Encode()
-	return u.String()
-}

@@ -1,11 +1,3 @@
-// Package fakeserve serves one worker's fakes: a listener per fake on
-// 127.0.0.1, a goroutine per connection accepted, and their end with the
-// check (Servers). A serve function that panics, or that does not return
-// within a grace period of the check closing its connection, is collected
-// as the check's trouble (Trouble), once per text.
-//
-// twice keeps ServeFake, FakeConn and the worker's effect handles: it hands
-// in, for each connection, the function that serves it.
 package fakeserve
 
 import (

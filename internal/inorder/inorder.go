@@ -7,6 +7,13 @@
 // order, and keeps what each made (planned.go). A covered one waits for
 // the one covering it and plays only if that one found something. None
 // starts past a hang, an error or the end of the wall budget.
+//
+// It says how many lanes a check plays on, from the option or the setting
+// (count.go). It makes the lanes, fewer when there is no room for more, on
+// a goroutine of its own while the check goes on, and hands over the
+// extra ones once waited for (start.go). twice keeps the option (Parallel),
+// where the setting is read from (-twice.parallel, TWICE_PARALLEL) and how
+// one lane is made.
 package inorder
 
 import "sync"

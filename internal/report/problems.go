@@ -101,29 +101,10 @@ func CleanRunFailedText(err error, hint string) string {
 	return fmt.Sprintf("the job failed on a clean run: %v%s\n(the reference run must succeed once before twice can compare anything with it)", err, hint)
 }
 
-// Headline is what a finding's headline is made of.
-type Headline struct {
-	// Promises lists the promise of each problem, in order; Differs says
-	// the rows or the effects differ.
-	Promises []string
-	Differs  bool
-	// Said is the scenario in words.
-	Said string
-	// What the queue did (twice's Happened).
-	AckCommitted, Ended, Redelivered bool
-	NotDelivered                     string
-	// Words is the queue's own words for the scenario (QueueWords), given
-	// the generic ones; nil when it gave none.
-	Words func(said string) string
-	// NextRun: the scenario played the next scheduled run (Periodic).
-	NextRun bool
-	// FollowUps is what the follow-ups it worked add.
-	FollowUps string
-}
-
-// Text names the broken promises and the scenario, in the queue's own
-// words when it gave them.
-func (h Headline) Text() string {
+// Headline names the broken promises (each problem's, then "not
+// idempotent" when the rows or the effects differ), each once, and the
+// scenario as said.
+func Headline(problemPromises []string, differs bool, said string) string {
 	var promises []string
 	add := func(p string) {
 		for _, q := range promises {
@@ -133,37 +114,12 @@ func (h Headline) Text() string {
 		}
 		promises = append(promises, p)
 	}
-	for _, p := range h.Promises {
+	for _, p := range problemPromises {
 		add(p)
 	}
-	if h.Differs {
+	if differs {
 		add("not idempotent")
 	}
-	said := h.Said
-	if h.Words == nil && !h.Redelivered && strings.HasSuffix(said, ", then redelivery") {
-		// The headline says what the timeline shows: no redelivery.
-		said = strings.TrimSuffix(said, ", then redelivery")
-		switch {
-		case h.AckCommitted:
-			said += "; its ack had committed in its own transaction, so the queue did not deliver it again"
-		case h.Ended:
-			said += "; the error it returned ended the job, so the queue did not deliver it again"
-		case h.NotDelivered != "":
-			said += "; the queue did not deliver it again: " + h.NotDelivered
-		default:
-			said += "; the queue did not deliver it again (MaxDeliveries)"
-		}
-	}
-	if h.Words != nil {
-		said = h.Words(said)
-	}
-	if h.NextRun {
-		if !h.Redelivered {
-			said = strings.TrimSuffix(said, ", then redelivery")
-		}
-		said += ", then the next scheduled run (Periodic)"
-	}
-	said += h.FollowUps
 	return strings.Join(promises, "; ") + ": " + said
 }
 

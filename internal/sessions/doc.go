@@ -20,6 +20,13 @@
 // new connection to see whether it answers, and tells whether a worker's
 // pool was closed (server.go).
 //
+// It names a session the check did not open as a report prints it, without
+// its PID, and says that the job used a connection of its own: the sessions
+// seen, the tables changed with no statement seen (words.go). It tells
+// whether an attempt's latest statement is still running in PostgreSQL, so
+// that an attempt past its timeout is slow, not hung (active.go).
+//
 // twice makes its problems (a lock wait, a lock held after Run, the job's own
-// connection, a server that went away, a closed pool) from what it reads.
+// connection, a slow attempt, a server that went away, a closed pool) from
+// what it reads.
 package sessions

@@ -5,7 +5,8 @@
 // sessions before a redelivery (twice/sessionstate.go), and leaves out what
 // the application's AfterConnect set up (SetUp). It says which attempts of
 // the scenario left each item: the ones that ran on the session since the
-// last look at it (left.go).
+// last look at it (left.go). It says, in a finding's hints, which attempts
+// started on a session an earlier delivery had left state on (hints.go).
 package sessionstate
 
 import (

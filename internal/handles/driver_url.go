@@ -1,0 +1,39 @@
+package handles
+
+import (
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// DriverURL is a postgres:// URL for cfg, with its password and runtime
+// parameters, that database/sql drivers for PostgreSQL understand.
+func DriverURL(cfg *pgx.ConnConfig) string {
+	u := url.URL{Scheme: "postgres", Path: "/" + cfg.Database}
+	switch {
+	case cfg.Password != "":
+		u.User = url.UserPassword(cfg.User, cfg.Password)
+	case cfg.User != "":
+		u.User = url.User(cfg.User)
+	}
+	q := url.Values{}
+	if strings.HasPrefix(cfg.Host, "/") {
+		q.Set("host", cfg.Host)
+		q.Set("port", strconv.Itoa(int(cfg.Port)))
+	} else {
+		u.Host = net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port)))
+	}
+	if cfg.TLSConfig == nil {
+		q.Set("sslmode", "disable")
+	} else {
+		q.Set("sslmode", "require")
+	}
+	for k, v := range cfg.RuntimeParams {
+		q.Set(k, v)
+	}
+	u.RawQuery = q.Encode()
+	return u.String()
+}
