@@ -87,22 +87,7 @@ func (c *FakeConn) Effect(ctx context.Context, kind, key string, payload any, do
 // fakeTrouble collects what went wrong with the fakes of a check and its
 // lanes (an unknown name, a serve that panicked or did not return): the
 // check's error once it closed (Check).
-type fakeTrouble struct{ fakeserve.Trouble }
-
-func (t *fakeTrouble) add(s string) {
-	if t == nil {
-		return
-	}
-	t.Add(s)
-}
-
-// err is the check's error, nil when nothing went wrong.
-func (t *fakeTrouble) err() error {
-	if t == nil {
-		return nil
-	}
-	return usage(t.Err())
-}
+type fakeTrouble = fakeserve.Trouble
 
 // fakeServers are one worker's fakes: a listener per fake, and the
 // goroutines that serve their connections, all ended by Close
@@ -114,11 +99,7 @@ type fakeServers = fakeserve.Worker
 const fakeCloseWait = graceAfterCancel
 
 func newFakeServers(g effects.Gate, log *effects.Log, trouble *fakeTrouble) *fakeServers {
-	var t *fakeserve.Trouble
-	if trouble != nil {
-		t = &trouble.Trouble
-	}
-	return fakeserve.NewWorker(g, log, t, fakeCloseWait)
+	return fakeserve.NewWorker(g, log, trouble, fakeCloseWait)
 }
 
 // serveFakes makes a worker's fakes, the SMTP server and one listener per

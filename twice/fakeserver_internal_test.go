@@ -39,7 +39,7 @@ func TestAFakesCallBetweenAttemptsIsRefusedAsForeign(t *testing.T) {
 	require.True(t, errors.Is(err, faults.ErrForeignContext), "%v", err)
 	require.Equal(t, []string{`sms +15550100 "hello\n"`}, c.foreign)
 	require.Zero(t, log.Len())
-	require.NoError(t, trouble.err())
+	require.NoError(t, trouble.Err())
 }
 
 // A FakeConn the check did not make says so.

@@ -26,5 +26,5 @@ func TestSMTPBetweenAttemptsIsRefusedAsForeign(t *testing.T) {
 	require.ErrorContains(t, err, "no attempt runs on this server's worker")
 	require.Equal(t, []string{"email to ann@example.com: Hi (from shop@example.com)"}, c.foreign)
 	require.Zero(t, log.Len())
-	require.NoError(t, trouble.err())
+	require.NoError(t, trouble.Err())
 }
