@@ -40,7 +40,8 @@ type runningAttempt struct {
 	run    *inject.Run
 	rec    AttemptRecord
 	done   chan attempt.Exit
-	label  string // the pprof label of the job's goroutines (internal/goroutines; waited on in internal/queue)
+	label  string    // the pprof label of the job's goroutines (internal/goroutines; waited on in internal/queue)
+	names  *baseURLs // w's base-URL servers: hosts, not loopback ports, in its error and panic (baseurl.go)
 }
 
 // startAttempt starts one delivery of the job on worker w and returns at once.
@@ -72,7 +73,7 @@ func (c *checker) startAttempt(ctx context.Context, w *inject.Worker, jobID stri
 	if jobRun == nil {
 		jobRun = c.job.Run
 	}
-	ra := &runningAttempt{c: c, worker: w, run: run, rec: AttemptRecord{JobID: jobID, Number: number, kind: kind}, done: make(chan attempt.Exit, 1)}
+	ra := &runningAttempt{c: c, worker: w, run: run, rec: AttemptRecord{JobID: jobID, Number: number, kind: kind}, done: make(chan attempt.Exit, 1), names: h.baseURLs}
 	if skip != "" {
 		ra.rec.NotDelivered, ra.rec.Note = true, skip
 		ra.done <- attempt.Exit{}
@@ -126,9 +127,7 @@ func (ra *runningAttempt) wait(timeout time.Duration, ackLost bool) AttemptRecor
 	rec.Crashed, rec.CrashAt, rec.Reason = ra.run.Crashed()
 	rec.crashedAfterAck = ra.run.CrashedAfterAck()
 	rec.Err, rec.Panic, rec.Goexit = res.Err, res.Panic, res.Goexit
-	if b := ra.c.baseURLsOf(ra.worker); b != nil { // baseurl.go: hosts, not loopback ports
-		rec.Err, rec.Panic = b.NameErr(rec.Err), b.NameIn(rec.Panic)
-	}
+	rec.Err, rec.Panic = ra.names.NameErr(rec.Err), ra.names.NameIn(rec.Panic)
 	rec.closedPool = closedPool(res.Err, ra.worker.Pool) // closed_pool.go
 	if rec.Crashed {
 		ra.worker.Heal()

@@ -4,7 +4,6 @@ import (
 	"net/http"
 
 	"github.com/twicekit/twicekit/internal/baseurl"
-	"github.com/twicekit/twicekit/internal/inject"
 )
 
 // BaseURL returns the base URL, "http://127.0.0.1:<port>", of an HTTP
@@ -43,12 +42,4 @@ type baseURLs = baseurl.Servers
 // (fakeserver.go).
 func newBaseURLs(c *checker, router http.RoundTripper, mounted []string) *baseURLs {
 	return baseurl.New(router, mounted, baseurl.Refusing, func(err error) { c.fakeTrouble.Add(err.Error()) })
-}
-
-// baseURLsOf is the base-URL servers of worker w.
-func (c *checker) baseURLsOf(w *inject.Worker) *baseURLs {
-	if h := c.handlesOf(w); h != nil {
-		return h.baseURLs
-	}
-	return nil
 }

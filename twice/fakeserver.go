@@ -94,12 +94,10 @@ type fakeTrouble = fakeserve.Trouble
 // (internal/fakeserve).
 type fakeServers = fakeserve.Worker
 
-// fakeCloseWait is how long the check waits for the serve functions to
-// return once it closed their connections.
-const fakeCloseWait = graceAfterCancel
-
+// newFakeServers makes a worker's fakes, whose serve functions get
+// graceAfterCancel to return once the check closed their connections.
 func newFakeServers(g effects.Gate, log *effects.Log, trouble *fakeTrouble) *fakeServers {
-	return fakeserve.NewWorker(g, log, trouble, fakeCloseWait)
+	return fakeserve.NewWorker(g, log, trouble, graceAfterCancel)
 }
 
 // serveFakes makes a worker's fakes, the SMTP server and one listener per
