@@ -3,12 +3,10 @@ package twice
 import (
 	"context"
 	"fmt"
-	"regexp"
-	"runtime/debug"
-	"strings"
 	"time"
 
 	"github.com/twicekit/twicekit/effects"
+	"github.com/twicekit/twicekit/internal/attempt"
 	"github.com/twicekit/twicekit/internal/goroutines"
 	"github.com/twicekit/twicekit/internal/inject"
 	"github.com/twicekit/twicekit/internal/queue"
@@ -41,14 +39,9 @@ type runningAttempt struct {
 	worker *inject.Worker
 	run    *inject.Run
 	rec    AttemptRecord
-	done   chan attemptExit
-	label  string // the pprof label of the job's goroutines (internal/goroutines; waited on in internal/queue)
-}
-
-type attemptExit struct {
-	err    error
-	panic  string
-	goexit string
+	done   chan attempt.Exit
+	label  string    // the pprof label of the job's goroutines (internal/goroutines; waited on in internal/queue)
+	names  *baseURLs // w's base-URL servers: hosts, not loopback ports, in its error and panic (baseurl.go)
 }
 
 // startAttempt starts one delivery of the job on worker w and returns at once.
@@ -67,7 +60,7 @@ func (c *checker) startAttempt(ctx context.Context, w *inject.Worker, jobID stri
 		Webhooks: h.webhooks,
 		HTTP:     h.http,
 		Payments: effects.ProviderURL,
-		SMTP:     h.fakes.smtp,
+		SMTP:     h.fakes.SMTP,
 		clock:    c.now,
 		recorder: h.recorder,
 		baseURLs: h.baseURLs,
@@ -80,10 +73,10 @@ func (c *checker) startAttempt(ctx context.Context, w *inject.Worker, jobID stri
 	if jobRun == nil {
 		jobRun = c.job.Run
 	}
-	ra := &runningAttempt{c: c, worker: w, run: run, rec: AttemptRecord{JobID: jobID, Number: number, kind: kind}, done: make(chan attemptExit, 1)}
+	ra := &runningAttempt{c: c, worker: w, run: run, rec: AttemptRecord{JobID: jobID, Number: number, kind: kind}, done: make(chan attempt.Exit, 1), names: h.baseURLs}
 	if skip != "" {
 		ra.rec.NotDelivered, ra.rec.Note = true, skip
-		ra.done <- attemptExit{}
+		ra.done <- attempt.Exit{}
 		return ra
 	}
 	if c.cfg.freshPerDelivery {
@@ -105,29 +98,7 @@ func (c *checker) startAttempt(ctx context.Context, w *inject.Worker, jobID stri
 	c.mu.Unlock()
 	c.noteRan(name, run, w)
 	w.Owner.Begin(run) // a call on w's handles without the attempt's context is this attempt's
-	go func() {
-		returned := false
-		defer func() {
-			if returned {
-				return
-			}
-			// Whatever the job's goroutines call from now on is after Run:
-			// refused at once, not when the waiter gets to it.
-			ra.run.Refuse()
-			if p := recover(); p != nil {
-				ra.done <- attemptExit{panic: fmt.Sprintf("panic: %v\n%s", p, cleanStack(string(debug.Stack())))}
-			} else {
-				// Neither a return nor a panic: runtime.Goexit, which is
-				// what t.FailNow, t.Fatal and testify's require call.
-				ra.done <- attemptExit{goexit: goexitSite(string(debug.Stack()))}
-			}
-		}()
-		goroutines.Label(ra.label)
-		err := jobRun(rctx, a)
-		returned = true
-		ra.run.Return() // the attempt's context ends with Run, as every queue ends it
-		ra.done <- attemptExit{err: err}
-	}()
+	attempt.Go(run, ra.label, ra.done, jobRun, rctx, a)
 	return ra
 }
 
@@ -138,32 +109,13 @@ func (ra *runningAttempt) Run() *inject.Run { return ra.run }
 // still running then is crashed and reported as hung.
 func (ra *runningAttempt) wait(timeout time.Duration, ackLost bool) AttemptRecord {
 	rec := ra.rec
-	timer := time.NewTimer(timeout)
-	var res attemptExit
-	select {
-	case res = <-ra.done:
-		timer.Stop()
-	case <-timer.C:
-		rec.Hung = true
+	res := attempt.Wait(ra.run, ra.done, timeout, graceAfterCancel, ackLost, ra.c.cfg.queue.Snooze, func() {
 		rec.Slow = ra.runningInPostgres() // slow.go
 		if rec.Slow {
 			rec.LockHolder = ra.lockHolder() // lockholder.go
 		}
-		ra.run.Crash(fmt.Sprintf("hung for %s", timeout))
-		grace := time.NewTimer(graceAfterCancel)
-		select {
-		case res = <-ra.done:
-			grace.Stop()
-		case <-grace.C:
-			rec.Leaked = true
-		}
-	}
-	snoozed := res.err != nil && ra.c.cfg.queue.Snooze != nil && ra.c.cfg.queue.Snooze(res.err)
-	if ackLost && !rec.Hung && res.panic == "" && res.goexit == "" && !snoozed {
-		// (A delivery that snoozed has no ack to lose.)
-		ra.run.Crash("crashed after the last point, before the ack")
-		rec.CrashedBeforeAck = true
-	}
+	})
+	rec.Hung, rec.Leaked, rec.CrashedBeforeAck = res.Hung, res.Leaked, res.CrashedBeforeAck
 	ra.run.Ack() // the goroutines on a context that outlives the attempt go on (internal/queue)
 	rec.AfterRun, rec.afterRunSites, rec.outlived = queue.AfterRun(ra.label, ra.run, rec.Hung)
 	ra.run.Finish()
@@ -174,58 +126,11 @@ func (ra *runningAttempt) wait(timeout time.Duration, ackLost bool) AttemptRecor
 	rec.Points = ra.run.Steps()
 	rec.Crashed, rec.CrashAt, rec.Reason = ra.run.Crashed()
 	rec.crashedAfterAck = ra.run.CrashedAfterAck()
-	rec.Err, rec.Panic, rec.Goexit = res.err, res.panic, res.goexit
-	if b := ra.c.baseURLsOf(ra.worker); b != nil { // baseurl.go: hosts, not loopback ports
-		rec.Err, rec.Panic = b.NameErr(rec.Err), b.NameIn(rec.Panic)
-	}
-	rec.closedPool = closedPool(res.err, ra.worker.Pool) // closed_pool.go
+	rec.Err, rec.Panic, rec.Goexit = res.Err, res.Panic, res.Goexit
+	rec.Err, rec.Panic = ra.names.NameErr(rec.Err), ra.names.NameIn(rec.Panic)
+	rec.closedPool = closedPool(res.Err, ra.worker.Pool) // closed_pool.go
 	if rec.Crashed {
 		ra.worker.Heal()
 	}
 	return rec
-}
-
-var (
-	stackOffset = regexp.MustCompile(` \+0x[0-9a-f]+$`)
-	stackArgs   = regexp.MustCompile(`\([^()]*\)$`)
-)
-
-// cleanStack keeps the frames from the panic to the job's entry (the frame
-// below it is the goroutine startAttempt made, and is left out), without
-// goroutine numbers, addresses, offsets or directories, so the same panic
-// always prints the same text.
-func cleanStack(stack string) string {
-	lines := strings.Split(strings.TrimSpace(stack), "\n")
-	var out []string
-	started := false
-	for i := 0; i+1 < len(lines); i++ {
-		fn := strings.TrimSpace(lines[i])
-		if strings.HasPrefix(fn, "goroutine ") {
-			continue
-		}
-		if !strings.HasPrefix(lines[i+1], "\t") {
-			continue
-		}
-		loc := stackOffset.ReplaceAllString(strings.TrimSpace(lines[i+1]), "")
-		i++
-		if strings.HasPrefix(fn, "panic(") {
-			started = true
-			continue
-		}
-		if !started {
-			continue
-		}
-		if strings.HasPrefix(fn, "created by ") {
-			break
-		}
-		fn = stackArgs.ReplaceAllString(fn, "(...)")
-		if slash := strings.LastIndex(loc, "/"); slash >= 0 {
-			loc = loc[slash+1:]
-		}
-		out = append(out, "    "+fn+"\n        "+loc)
-	}
-	if len(out) > 0 {
-		out = out[:len(out)-1] // the goroutine's entry: startAttempt's, not the job's
-	}
-	return strings.Join(out, "\n")
 }

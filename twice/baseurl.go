@@ -4,7 +4,6 @@ import (
 	"net/http"
 
 	"github.com/twicekit/twicekit/internal/baseurl"
-	"github.com/twicekit/twicekit/internal/inject"
 )
 
 // BaseURL returns the base URL, "http://127.0.0.1:<port>", of an HTTP
@@ -31,16 +30,7 @@ import (
 // start at the first ask and close with the check. An error the job
 // returns that names a server's address names host instead, so reports
 // are the same on every run.
-func (a *Attempt) BaseURL(host string) string {
-	if a.baseURLs == nil {
-		return refusingBaseURL // an attempt the check did not make
-	}
-	return a.baseURLs.URL(host)
-}
-
-// refusingBaseURL refuses every connection (refusedAddr: fakeserver.go) and
-// never reaches the network.
-const refusingBaseURL = "http://" + refusedAddr
+func (a *Attempt) BaseURL(host string) string { return a.baseURLs.URL(host) }
 
 // baseURLs are the servers a.BaseURL hands out on one worker
 // (internal/baseurl).
@@ -51,13 +41,5 @@ type baseURLs = baseurl.Servers
 // as a fake's trouble is: the report carries it instead of findings
 // (fakeserver.go).
 func newBaseURLs(c *checker, router http.RoundTripper, mounted []string) *baseURLs {
-	return baseurl.New(router, mounted, refusingBaseURL, func(err error) { c.fakeTrouble.add(err.Error()) })
-}
-
-// baseURLsOf is the base-URL servers of worker w.
-func (c *checker) baseURLsOf(w *inject.Worker) *baseURLs {
-	if h := c.handlesOf(w); h != nil {
-		return h.baseURLs
-	}
-	return nil
+	return baseurl.New(router, mounted, baseurl.Refusing, func(err error) { c.fakeTrouble.Add(err.Error()) })
 }

@@ -138,7 +138,7 @@ func Check(ctx context.Context, job Job, opts ...Option) *Report {
 				rep.Err = wentAway(cause, err)
 			}
 		}
-		if err := c.fakeTrouble.err(); err != nil && rep.Err == nil {
+		if err := usage(c.fakeTrouble.Err()); err != nil && rep.Err == nil {
 			rep.Err, rep.Findings = err, nil // a check whose fake failed proves nothing (fakeserver.go)
 		}
 	}()

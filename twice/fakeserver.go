@@ -2,11 +2,7 @@ package twice
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"net"
-	"sort"
-	"strings"
 
 	"github.com/twicekit/twicekit/effects"
 	"github.com/twicekit/twicekit/internal/fakeserve"
@@ -34,14 +30,20 @@ import (
 // error.
 func ServeFake(name string, serve func(c *FakeConn)) Option {
 	return optionFunc(func(c *config) {
-		c.effects.fakes = append(c.effects.fakes, fakeServe{name: name, serve: serve})
+		c.effects.fakes = append(c.effects.fakes, fakeServe{Name: name, Serve: fakeConns(serve)})
 	})
 }
 
-// fakeServe is one ServeFake option.
-type fakeServe struct {
-	name  string
-	serve func(c *FakeConn)
+// fakeServe is one ServeFake option (internal/fakeserve).
+type fakeServe = fakeserve.Fake
+
+// fakeConns hands serve each connection as a *FakeConn; a nil serve stays
+// nil.
+func fakeConns(serve func(c *FakeConn)) func(net.Conn, *fakeserve.Handles) {
+	if serve == nil {
+		return nil
+	}
+	return func(conn net.Conn, h *fakeserve.Handles) { serve(&FakeConn{Conn: conn, h: h}) }
 }
 
 // FakeAddr is the host:port of fake `name` for this attempt (its worker's listener).
@@ -49,49 +51,18 @@ type fakeServe struct {
 // A name no ServeFake option serves is the check's error, naming ServeFake; the address returned
 // then refuses every connection (127.0.0.1:0), so the job fails at once instead of reaching
 // something else.
-func (a *Attempt) FakeAddr(name string) string {
-	if a.fakes == nil {
-		return refusedAddr
-	}
-	if addr, ok := a.fakes.addrs[name]; ok {
-		return addr
-	}
-	a.fakes.trouble.add(unknownFake(name, a.fakes.addrs))
-	return refusedAddr
-}
-
-// refusedAddr is an address every dial refuses at once.
-const refusedAddr = "127.0.0.1:0"
-
-func unknownFake(name string, served map[string]string) string {
-	names := make([]string, 0, len(served))
-	for n := range served {
-		names = append(names, fmt.Sprintf("%q", n))
-	}
-	sort.Strings(names)
-	list := "none"
-	if len(names) > 0 {
-		list = strings.Join(names, ", ")
-	}
-	return fmt.Sprintf("twice: a.FakeAddr(%q): no fake of that name is served (served: %s): pass twice.ServeFake(%q, serve) to the check", name, list, name)
-}
+func (a *Attempt) FakeAddr(name string) string { return a.fakes.Addr(name) }
 
 // FakeConn is one connection to a fake, with the Effect of the attempt that owns it.
 type FakeConn struct {
 	net.Conn
-	ctx  context.Context
-	rec  *effects.Recorder
-	gate effects.Gate // the worker's, under rec, and its log: for a.SMTP's messages (smtp.go)
-	log  *effects.Log
+	// h are the worker's fake handles: the fakes' context, the worker's
+	// recorder and gate, the check's log (internal/fakeserve).
+	h *fakeserve.Handles
 }
 
 // Context ends when the check closes the fake (at the end of the check).
-func (c *FakeConn) Context() context.Context {
-	if c.ctx == nil {
-		return context.Background()
-	}
-	return c.ctx
-}
+func (c *FakeConn) Context() context.Context { return c.h.Context() }
 
 // Effect performs one effect of the attempt running on the fake's worker at the time of the call,
 // exactly as [Attempt.Effect] does: it is a point of that attempt, with every fault (a crash
@@ -110,99 +81,33 @@ func (c *FakeConn) Context() context.Context {
 //     success reply: close the connection, so the client sees what it sees when a server dies
 //     after the apply.
 func (c *FakeConn) Effect(ctx context.Context, kind, key string, payload any, do func(ctx context.Context) error) error {
-	if c.rec == nil {
-		return errors.New("twice: FakeConn.Effect on a connection the check did not make: use the *FakeConn a ServeFake serve function is given")
-	}
-	return c.rec.Do(ctx, kind, key, payload, do)
+	return c.h.Effect(ctx, kind, key, payload, do)
 }
 
 // fakeTrouble collects what went wrong with the fakes of a check and its
 // lanes (an unknown name, a serve that panicked or did not return): the
 // check's error once it closed (Check).
-type fakeTrouble struct{ fakeserve.Trouble }
-
-func (t *fakeTrouble) add(s string) {
-	if t == nil {
-		return
-	}
-	t.Add(s)
-}
-
-// err is the check's error, nil when nothing went wrong.
-func (t *fakeTrouble) err() error {
-	if t == nil {
-		return nil
-	}
-	list := t.List()
-	if len(list) == 0 {
-		return nil
-	}
-	return usage(errors.New(strings.Join(list, "\n")))
-}
+type fakeTrouble = fakeserve.Trouble
 
 // fakeServers are one worker's fakes: a listener per fake, and the
-// goroutines that serve their connections, all ended by close
+// goroutines that serve their connections, all ended by Close
 // (internal/fakeserve).
-type fakeServers struct {
-	addrs   map[string]string // the ServeFake fakes by name
-	smtp    string            // the SMTP server's (smtp.go)
-	rec     *effects.Recorder // the worker's: its gate asks the worker's owner
-	gate    effects.Gate      // rec's gate
-	log     *effects.Log      // rec's log
-	trouble *fakeTrouble
-	srv     *fakeserve.Servers
-}
+type fakeServers = fakeserve.Worker
 
-// fakeCloseWait is how long the check waits for the serve functions to
-// return once it closed their connections.
-const fakeCloseWait = graceAfterCancel
-
+// newFakeServers makes a worker's fakes, whose serve functions get
+// graceAfterCancel to return once the check closed their connections.
 func newFakeServers(g effects.Gate, log *effects.Log, trouble *fakeTrouble) *fakeServers {
-	var t *fakeserve.Trouble
-	if trouble != nil {
-		t = &trouble.Trouble
-	}
-	return &fakeServers{addrs: map[string]string{}, rec: effects.NewRecorder(log, g), gate: g, log: log, trouble: trouble, srv: fakeserve.New(t, fakeCloseWait)}
+	return fakeserve.NewWorker(g, log, trouble, graceAfterCancel)
 }
-
-// listen serves serve on a new listener of its own and returns its address;
-// what names it in the check's errors ("ServeFake(\"sms\")", "a.SMTP").
-func (f *fakeServers) listen(what string, serve func(c *FakeConn)) (string, error) {
-	return f.srv.Listen(what, func(conn net.Conn) {
-		serve(&FakeConn{Conn: conn, ctx: f.srv.Context(), rec: f.rec, gate: f.gate, log: f.log})
-	})
-}
-
-// close closes the listeners and the connections, ends the fakes' context
-// and waits (at most fakeCloseWait) for every serve to return; one that
-// does not is reported, not waited for.
-func (f *fakeServers) close() { f.srv.Close() }
 
 // serveFakes makes a worker's fakes, the SMTP server and one listener per
 // ServeFake option, whose calls ask g (the worker's gate) and record in the
 // check's log; they close with the check.
 func (c *checker) serveFakes(g effects.Gate) (*fakeServers, error) {
 	f := newFakeServers(g, c.log, c.fakeTrouble)
-	c.onClose(f.close)
-	smtpAddr, err := f.listen("a.SMTP", serveSMTP)
-	if err != nil {
+	c.onClose(f.Close)
+	if err := f.Serve(c.cfg.effects.fakes, usage); err != nil {
 		return nil, err
-	}
-	f.smtp = smtpAddr
-	for _, fk := range c.cfg.effects.fakes {
-		switch _, dup := f.addrs[fk.name]; {
-		case fk.name == "":
-			return nil, usage(errors.New("twice: ServeFake: the fake needs a name (the one the job passes to a.FakeAddr)"))
-		case fk.serve == nil:
-			return nil, usage(fmt.Errorf("twice: ServeFake(%q): serve is nil: pass the function that serves one connection", fk.name))
-		case dup:
-			return nil, usage(fmt.Errorf("twice: ServeFake(%q) is given twice: give each fake one name", fk.name))
-		}
-		addr, err := f.listen(fmt.Sprintf("ServeFake(%q)", fk.name), fk.serve)
-		if err != nil {
-			return nil, err
-		}
-		f.addrs[fk.name] = addr
 	}
 	return f, nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/twicekit/twicekit/effects"
 	"github.com/twicekit/twicekit/faults"
+	"github.com/twicekit/twicekit/internal/fakeserve"
 	"github.com/twicekit/twicekit/internal/inject"
 )
 
@@ -22,12 +23,12 @@ func TestAFakesCallBetweenAttemptsIsRefusedAsForeign(t *testing.T) {
 	log := effects.NewLog()
 	trouble := &fakeTrouble{}
 	f := newFakeServers(gate{c: c, owner: inject.NewOwner(nil)}, log, trouble)
-	defer f.close()
+	defer f.Close()
 	got := make(chan error, 1)
-	addr, err := f.listen(`ServeFake("sms")`, func(fc *FakeConn) {
+	addr, err := f.Listen(`ServeFake("sms")`, fakeConns(func(fc *FakeConn) {
 		line, _ := bufio.NewReader(fc).ReadString('\n')
 		got <- fc.Effect(fc.Context(), "sms", "+15550100", line, nil)
-	})
+	}))
 	require.NoError(t, err)
 	conn, err := net.Dial("tcp", addr)
 	require.NoError(t, err)
@@ -38,12 +39,12 @@ func TestAFakesCallBetweenAttemptsIsRefusedAsForeign(t *testing.T) {
 	require.True(t, errors.Is(err, faults.ErrForeignContext), "%v", err)
 	require.Equal(t, []string{`sms +15550100 "hello\n"`}, c.foreign)
 	require.Zero(t, log.Len())
-	require.NoError(t, trouble.err())
+	require.NoError(t, trouble.Err())
 }
 
 // A FakeConn the check did not make says so.
 func TestAFakeConnNotMadeByACheck(t *testing.T) {
 	err := (&FakeConn{}).Effect(context.Background(), "sms", "+15550100", "hi", nil)
 	require.ErrorContains(t, err, "use the *FakeConn a ServeFake serve function is given")
-	require.Equal(t, refusedAddr, (&Attempt{}).FakeAddr("sms"))
+	require.Equal(t, fakeserve.RefusedAddr, (&Attempt{}).FakeAddr("sms"))
 }

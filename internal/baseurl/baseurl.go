@@ -58,9 +58,17 @@ func New(router http.RoundTripper, mounted []string, refusing string, fail func(
 	return b
 }
 
+// Refusing is a URL that refuses every connection (127.0.0.1:0) and never
+// reaches the network.
+const Refusing = "http://127.0.0.1:0"
+
 // URL is Attempt.BaseURL: the base URL of the server for host, started
-// at the first ask.
+// at the first ask. A nil *Servers (an attempt the check did not make)
+// hands out Refusing.
 func (b *Servers) URL(host string) string {
+	if b == nil {
+		return Refusing
+	}
 	h, err := b.served(host)
 	if err != nil {
 		b.fail(err)

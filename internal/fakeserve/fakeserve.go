@@ -1,11 +1,3 @@
-// Package fakeserve serves one worker's fakes: a listener per fake on
-// 127.0.0.1, a goroutine per connection accepted, and their end with the
-// check (Servers). A serve function that panics, or that does not return
-// within a grace period of the check closing its connection, is collected
-// as the check's trouble (Trouble), once per text.
-//
-// twice keeps ServeFake, FakeConn and the worker's effect handles: it hands
-// in, for each connection, the function that serves it.
 package fakeserve
 
 import (
@@ -14,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 )
@@ -52,6 +45,16 @@ func (t *Trouble) List() []string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return append([]string(nil), t.list...)
+}
+
+// Err is what was recorded as one error, a line each; nil when nothing
+// went wrong.
+func (t *Trouble) Err() error {
+	list := t.List()
+	if len(list) == 0 {
+		return nil
+	}
+	return errors.New(strings.Join(list, "\n"))
 }
 
 // Servers are one worker's fakes: a listener per fake, and the goroutines

@@ -23,7 +23,9 @@
 // a context not the attempt's, a clean run that failed or snoozed, the
 // point a scenario's fault hit, and the headline made of them and of what
 // the queue did (problems.go). It says what a check was told to skip or
-// left out, and whether it is partial (left.go).
+// left out, and whether it is partial (left.go). It says how an attempt
+// that panicked or called runtime.Goexit ended, and which scenarios a
+// check left out after a hang (aborted.go).
 // It writes a check's report files under names no other check of the run
 // has, and GitHub Actions' annotation and step summary (publish.go).
 // It sends a finished check's report where a Target says, finds the test's

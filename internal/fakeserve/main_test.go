@@ -1,0 +1,9 @@
+package fakeserve
+
+import (
+	"testing"
+
+	"github.com/twicekit/twicekit/internal/leakcheck"
+)
+
+func TestMain(m *testing.M) { leakcheck.Exit(m.Run()) }
