@@ -2,7 +2,6 @@ package twice
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"sync"
@@ -10,10 +9,12 @@ import (
 
 	"github.com/twicekit/twicekit/effects"
 	"github.com/twicekit/twicekit/faults"
+	"github.com/twicekit/twicekit/internal/checkrun"
 	"github.com/twicekit/twicekit/internal/compare"
 	"github.com/twicekit/twicekit/internal/crashstates"
 	"github.com/twicekit/twicekit/internal/inject"
 	"github.com/twicekit/twicekit/internal/queue"
+	"github.com/twicekit/twicekit/internal/scenarios"
 	"github.com/twicekit/twicekit/internal/sched"
 	"github.com/twicekit/twicekit/internal/sessionstate"
 	"github.com/twicekit/twicekit/internal/shard"
@@ -91,12 +92,7 @@ func Check(ctx context.Context, job Job, opts ...Option) *Report {
 		job.Name = "job"
 	}
 	rep := &Report{Job: job.Name, testName: cfg.testName, dupEnqueueOff: cfg.dupEnqueueOff, concurrencyOff: cfg.conc.off, overlapsOff: cfg.conc.overlapsOff, options: optionsOf(cfg)}
-	if job.Run == nil {
-		rep.Err = errors.New("twice: the job has no Run function: set Job.Run to the function a worker calls for one delivery")
-		return rep
-	}
-	if cfg.maxDeliveries < 1 || cfg.attemptTimeout <= 0 {
-		rep.Err = fmt.Errorf("twice: MaxDeliveries must be at least 1 and AttemptTimeout positive (got %d, %s)", cfg.maxDeliveries, cfg.attemptTimeout)
+	if rep.Err = checkrun.Validate(job.Run != nil, cfg.maxDeliveries, cfg.attemptTimeout); rep.Err != nil {
 		return rep
 	}
 	parallel, err := cfg.resolveParallel()
@@ -115,28 +111,18 @@ func Check(ctx context.Context, job Job, opts ...Option) *Report {
 	started := time.Now()
 	c, err := newChecker(ctx, job, cfg)
 	if err != nil {
-		rep.Err = err
-		if ended := callerEnded(ctx); ended != nil {
-			rep.Err = ended // caller_context.go
-		}
+		rep.Err = checkrun.SetUpErr(ctx, err)
 		return rep
 	}
 	c.started = started
 	defer func() {
-		// rapid replays many failing cases: keep none; a mistake in the
-		// options is not the job's: nothing to inspect.
-		// Nor does a server that refused or lost it: the check's database
-		// would only fill the server further.
-		keep := !rep.OK() && cfg.keepFailed && cfg.pick == nil && !isUsage(rep.Err) && !isInfrastructure(rep.Err) && !isCallerEnded(rep.Err)
+		keep := checkrun.Keep(!rep.OK(), cfg.keepFailed, cfg.pick != nil, rep.Err, isUsage)
 		if keep {
 			rep.KeptDatabase = c.db.URL()
-			rep.keptNote = keptNote(c.srv.Mode())
+			rep.keptNote = checkrun.KeptNote(c.srv.Mode())
 		}
 		if err := c.close(context.WithoutCancel(ctx), keep); err != nil && rep.Err == nil {
-			rep.Err = fmt.Errorf("twice: internal error: closing the check's database: %w", err)
-			if cause := goneCause(err); cause != "" {
-				rep.Err = wentAway(cause, err)
-			}
+			rep.Err = checkrun.CloseErr(err)
 		}
 		if err := usage(c.fakeTrouble.Err()); err != nil && rep.Err == nil {
 			rep.Err, rep.Findings = err, nil // a check whose fake failed proves nothing (fakeserver.go)
@@ -145,44 +131,22 @@ func Check(ctx context.Context, job Job, opts ...Option) *Report {
 	c.parallel, c.shard = parallel, sh
 	c.run(ctx, rep)
 	rep.partialOK = cfg.partialOK
-	if rep.wallNone {
-		rep.options.Concurrency = "not checked: " + rep.concurrencyOff
-	} else if c.wall != nil && c.wall.Shortened() {
-		rep.options.Concurrency = "cut by the wall budget (" + c.wall.Budget().String() + ")"
+	if words, ok := checkrun.Concurrency(rep.wallNone, rep.concurrencyOff, c.wall); ok {
+		rep.options.Concurrency = words
 	}
 	if c.leftOut.Any() {
 		rep.leftOut = c.leftOut.String()
 	}
 	c.finishQueue(rep)
 	afterRunFinding(rep, c.cfg.queue) // after_run.go
-	if err := c.refusedConnection(rep); err != nil && rep.Err == nil {
-		rep.Err, rep.Findings = infrastructure(err), nil // a check that could not connect proves nothing
-	}
-	if err := c.serverWentAway(ctx, rep); err != nil {
-		rep.Err, rep.Findings = err, nil
-	}
-	if err := poolClosedByJob(rep); err != nil && !isInfrastructure(rep.Err) {
-		rep.Err, rep.Findings = usage(err), nil // the job's database shows nothing of it: keep none
-	}
-	if err := callerEnded(ctx); err != nil {
-		rep.Err, rep.Findings = err, nil // what failed after it failed because of it
-	}
+	// server_gone.go, closed_pool.go
+	checkrun.Settle(ctx, &rep.Err, &rep.Findings, checkrun.Facts{
+		Refused:    func() error { return c.refusedConnection(rep) },
+		Gone:       func() error { return c.serverWentAway(ctx, rep) },
+		ClosedPool: func() error { return poolClosedByJob(rep) },
+		Usage:      usage,
+	})
 	return rep
-}
-
-// keptNote is what to know about a kept database's URL on a server of
-// mode: in local and container mode the server, and the database, end with
-// the test binary.
-func keptNote(mode string) string {
-	what := map[string]string{
-		"local":     "in local mode the cluster is removed when the binary ends",
-		"container": "in container mode the container is removed when the binary ends",
-	}[mode]
-	if what == "" {
-		return ""
-	}
-	return " (this URL dies with the test binary: " + what + "; " +
-		"to look at the database afterwards, run the test again with TWICE_DATABASE_URL set to a server of yours)"
 }
 
 // newChecker sets up what a check reuses across its scenarios: a database
@@ -200,20 +164,8 @@ func newChecker(ctx context.Context, job Job, cfg *config) (*checker, error) {
 	}
 	workers := cfg.workersNeeded()
 	db, release, err := srv.CreateDBReserving(ctx, job.Schema, workers*inject.MaxConnsPerWorker, connectionsOwner(job.Name, workers))
-	switch {
-	case errors.Is(err, pgfixture.ErrConnectionLimit):
-		hint := ""
-		if workers > 1 {
-			hint = fmt.Sprintf("; or, where the server cannot change, twice.WithoutConcurrency(reason) makes this check need %d",
-				inject.MaxConnsPerWorker+pgfixture.ControlPoolConns)
-		}
-		return nil, fmt.Errorf("twice: not enough connections on the server for this check: %w%s", err, hint)
-	case errors.Is(err, pgfixture.ErrTooManyClients):
-		return nil, fmt.Errorf("twice: the server refused the check's connections: %w", err)
-	case err != nil && ctx.Err() != nil:
-		return nil, callerEnded(ctx)
-	case err != nil:
-		return nil, fmt.Errorf("twice: the job's schema could not be set up: %w", err)
+	if err := checkrun.CreateErr(ctx, err, workers); err != nil {
+		return nil, err
 	}
 	if cfg.testName != "" {
 		db.Label(cfg.testName + " · " + job.Name) // a kept database replaces the one this test kept before
@@ -254,46 +206,104 @@ func (c *checker) close(ctx context.Context, keep bool) error {
 	return c.db.Close(ctx, keep)
 }
 
+// run plays the check's scenarios and records them in rep: the order is
+// internal/checkrun's, what each step does is c's.
 func (c *checker) run(ctx context.Context, rep *Report) {
-	var prints *crashstates.Prints
-	var how playArgs
-	if !c.cfg.everyCrashPoint && c.cfg.only == "" && c.cfg.pick == nil {
-		prints, _ = c.newWorldPrints(ctx) // without it every crash point is played
+	var ref *ScenarioRun
+	var wide *pgfixture.Snapshot
+	out := checkrun.Check[*checker, ScenarioRun, Finding]{
+		Job:              c.job.Name,
+		Only:             c.cfg.only,
+		Picked:           c.cfg.pick != nil,
+		CrashCache:       !c.cfg.everyCrashPoint && c.cfg.only == "" && c.cfg.pick == nil,
+		Parallel:         c.parallel,
+		Shard:            c.shard,
+		Sharded:          rep.shard != nil, // shard.go
+		Started:          c.started,
+		OneReference:     c.cfg.oneReference,
+		ConcurrencyOff:   rep.concurrencyOff,
+		ConcurrentMayRun: c.cfg.concurrentMayRun(),
+
+		WorldPrints: func() *crashstates.Prints {
+			prints, _ := c.newWorldPrints(ctx) // crashstates.go
+			return prints
+		},
+		ClearSessions: func() { c.clearSessions(ctx) },                                                // sessions.go
+		StartLanes:    func(n int) func() ([]*checker, string, error) { return c.startLanes(ctx, n) }, // parallel.go
+		Reference: func(wait func(context.Context, faults.Step) error) error {
+			var err error
+			if ref, err = c.scenario(ctx, Scenario{Kind: Once}, playArgs{wait: wait}); err != nil {
+				return err
+			}
+			wide, err = c.uncomparedRead(ctx, ref) // seeded.go
+			return err
+		},
+		Judge: func() (bool, error) { return c.judgeReference(ctx, rep, ref, wide) },
+		Plan: func() ([]scenarios.Scenario, error) {
+			points := referencePoints(ref)
+			planned, err := plan(points, c.cfg, &c.leftOut)
+			if err != nil {
+				return nil, err
+			}
+			if c.cfg.pick != nil && c.cfg.only == "" {
+				b, _ := c.cfg.conc.resolveBudget() // plan has reported its error
+				planned = c.cfg.pick(planned, b)
+				for _, sc := range planned {
+					rep.drawn = append(rep.drawn, sc.Token())
+				}
+			}
+			out := make([]scenarios.Scenario, len(planned))
+			for i, s := range planned {
+				s.Of = len(points)
+				out[i] = s.internal()
+			}
+			return out, nil
+		},
+		WallBudget: func() (time.Duration, error) {
+			b, err := c.cfg.wallBudget() // wall.go
+			return b, usage(err)
+		},
+		OnPlan:  c.cfg.onPlan,
+		SetWall: func(w *wall.Clock) { c.wall = w },
+
+		Play: func(l *checker, s scenarios.Scenario) (*ScenarioRun, error) {
+			return l.scenario(ctx, scenarioOf(s), playArgs{})
+		},
+		Compare:        func(sr *ScenarioRun) *Finding { return compareRun(ref, sr, c.cfg) },
+		Hung:           (*ScenarioRun).hung, // hang.go
+		PlayConcurrent: func(lanes []*checker) ([]*ScenarioRun, error) { return c.runConcurrent(ctx, ref, lanes) },
+		Sequential: func(lanes []*checker) {
+			for _, l := range lanes[1:] {
+				if c.queueErr == nil {
+					c.queueErr = l.queueErr
+				}
+			}
+		},
+		Add:           func(sr *ScenarioRun, f *Finding) { rep.add(sr, f) },
+		AddConcurrent: func(runs []*ScenarioRun) { c.addConcurrent(rep, ref, runs) },
+	}.Run()
+	rep.Err = out.Err
+	rep.covered = out.Covered
+	rep.coveredN += out.CoveredN
+	if rep.shard != nil {
+		rep.shard.Planned = append(rep.shard.Planned, out.ShardPlanned...)
 	}
-	if prints != nil {
-		how.wait = prints.Wait
+	rep.parallelNote, rep.lanes = out.ParallelNote, out.Lanes
+	rep.stoppedEarly, rep.wallLeft = out.StoppedEarly, out.WallLeft
+	if out.WallNone {
+		rep.concurrencyOff, rep.wallNone = out.ConcurrencyOff, true
 	}
-	c.clearSessions(ctx) // sessions.go
-	lanesWanted := c.parallel
-	if c.cfg.only != "" {
-		lanesWanted = 1 // one scenario to replay
-	}
-	waitLanes := c.startLanes(ctx, lanesWanted) // parallel.go
-	defer waitLanes()
-	refStarted := time.Now() // what a clean run costs, for the wall budget: wall.go
-	ref, err := c.scenario(ctx, Scenario{Kind: Once}, how)
-	if err != nil {
-		rep.Err = err
-		return
-	}
-	wide, err := c.uncomparedRead(ctx, ref) // seeded.go
-	if err != nil {
-		rep.Err = err
-		return
-	}
-	crashes := crashstates.NewCache(prints)
-	defer func() {
-		rep.covered = crashes.CoveredText()
-		rep.coveredN += crashes.Covered()
-	}()
+}
+
+// judgeReference judges the reference run, plays the second and judges
+// it, and records them in rep: false when they broke a promise.
+func (c *checker) judgeReference(ctx context.Context, rep *Report, ref *ScenarioRun, wide *pgfixture.Snapshot) (bool, error) {
 	rep.Reference = ref
 	last := lastDelivery(ref) // the delivery that ended the job (earlier ones snoozed)
-	points := referencePoints(ref)
 	ref.Verdict = Kept
 	unseen, err := c.unseenWrites(ctx, ref) // sessions.go
 	if err != nil {
-		rep.Err = err
-		return
+		return false, err
 	}
 	if len(unseen) > 0 && len(ref.Sessions) == 0 {
 		c.nameUnseenSession(ctx, ref) // sessions.go
@@ -301,171 +311,21 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 	if f := referenceFinding(ref, last, unseen, c.cfg.queue); f != nil {
 		ref.Verdict = Broken
 		rep.Findings = append(rep.Findings, *f)
-		return
+		return false, nil
 	}
 	if err := c.uncomparedWrites(ctx, wide, ref); err != nil {
-		rep.Err = err
-		return
+		return false, err
 	}
 	ref.keyCopies = compare.FindKeyCopies(ref.compared()) // internal/compare/generatedkeys.go
 	if err := c.secondReference(ctx, ref, rep); err != nil {
-		rep.Err = err
-		return
+		return false, err
 	}
 	if len(ref.Sessions) > 0 { // the second clean run saw what the first did not
 		ref.Verdict = Broken
 		rep.Findings = append(rep.Findings, *referenceFinding(ref, last, nil, c.cfg.queue))
-		return
+		return false, nil
 	}
-	clean := time.Since(refStarted)
-	if !c.cfg.oneReference {
-		clean /= 2
-	}
-	scenarios, err := plan(points, c.cfg, &c.leftOut)
-	if err != nil {
-		rep.Err = err
-		return
-	}
-	if c.cfg.pick != nil && c.cfg.only == "" {
-		b, _ := c.cfg.conc.resolveBudget() // plan has reported its error
-		scenarios = c.cfg.pick(scenarios, b)
-		for _, sc := range scenarios {
-			rep.drawn = append(rep.drawn, sc.Token())
-		}
-	}
-	for i := range scenarios {
-		scenarios[i].Of = len(points)
-	}
-	if rep.shard != nil { // shard.go
-		for _, s := range scenarios {
-			rep.shard.Planned = append(rep.shard.Planned, s.Token())
-		}
-		scenarios = keepShard(c.shard, scenarios, coveredBy(scenarios, prints))
-	}
-	lanes, note, err := waitLanes()
-	if err != nil {
-		rep.Err = err
-		return
-	}
-	rep.parallelNote, rep.lanes = note, len(lanes)
-	playsConcurrent := c.cfg.only != "" || c.shard.Owns(shard.ConcurrentToken)
-	if c.cfg.only == "" && c.cfg.pick == nil {
-		budget, err := c.cfg.wallBudget()
-		if err != nil {
-			rep.Err = usage(err)
-			return
-		}
-		w := wall.New(budget, c.started, clean, len(lanes)) // internal/wall
-		if budget > 0 {
-			c.wall = w
-		}
-		if c.cfg.onPlan != nil {
-			c.cfg.onPlan(w.PlanLine(c.job.Name, len(scenarios)))
-		}
-	}
-	covered := coveredBy(scenarios, prints)
-	results := newPlayed(len(scenarios))
-	var concurrent []*ScenarioRun
-	concurrentPlayed := false
-	playConcurrent := func() bool {
-		concurrentPlayed = true
-		var err error
-		if concurrent, err = c.runConcurrent(ctx, ref, lanes); err != nil {
-			rep.Err = err
-			return false
-		}
-		return true
-	}
-	if c.wall == nil {
-		c.playAll(ctx, lanes, ref, scenarios, covered, results, allOf(scenarios))
-	} else {
-		// Under a wall budget: every sequential kind's first scenario, then
-		// the concurrent scenarios (each of their kinds' first ones, then
-		// more while the sequential ones still to play keep their share),
-		// then the other sequential scenarios while there is time.
-		firsts, rest := wallOrder(scenarios)
-		c.playAll(ctx, lanes, ref, scenarios, covered, results, firsts)
-		if !stopped(results, firsts) {
-			if playsConcurrent {
-				c.wall.ShareWith(len(rest))
-				if !playConcurrent() {
-					return
-				}
-			}
-			c.wall.ShareWith(0)
-			c.playAll(ctx, lanes, ref, scenarios, covered, results, rest)
-		} else {
-			for _, i := range rest {
-				results[i].NotStarted = true
-			}
-		}
-	}
-	for _, l := range lanes[1:] {
-		if c.queueErr == nil {
-			c.queueErr = l.queueErr
-		}
-	}
-	var wallLeft []string
-	defer func() { rep.wallLeft = c.wall.LeftText(wallLeft) }()
-	for i, s := range scenarios {
-		p := results[i]
-		if p.OutOfTime {
-			wallLeft = append(wallLeft, s.Token())
-			continue
-		}
-		if s.Kind == CrashBefore && crashes.Skip(s.Point) {
-			continue
-		}
-		if p.NotStarted {
-			continue // an earlier scenario in play order hung: said below
-		}
-		if p.Err != nil {
-			rep.Err = p.Err
-			return
-		}
-		if p.Run == nil {
-			rep.Err = fmt.Errorf("twice: internal error: scenario %s was not played", s.Token())
-			return
-		}
-		sr := p.Run
-		f := rep.add(sr, p.Finding)
-		if s.Kind == CrashBefore {
-			crashes.Ran(s.Point, f != nil)
-		}
-		if sr.hung() {
-			left := len(scenarios) - i - 1
-			for _, q := range results[:i] {
-				if q.NotStarted {
-					left++
-				}
-			}
-			concurrentLeft := !concurrentPlayed && c.cfg.concurrentMayRun() && c.cfg.only == "" && c.shard.Owns(shard.ConcurrentToken)
-			if left > 0 || concurrentLeft {
-				rep.stoppedEarly = stoppedAfterHang(sr, left, concurrentLeft)
-			}
-			c.addConcurrent(rep, ref, concurrent)
-			return
-		}
-	}
-	if !playsConcurrent {
-		return
-	}
-	if !concurrentPlayed && !playConcurrent() {
-		return
-	}
-	if c.wall != nil && c.wall.NoneFitted() && rep.concurrencyOff == "" {
-		rep.concurrencyOff, rep.wallNone = c.wall.ConcText(len(wallLeft) == 0), true
-	}
-	c.addConcurrent(rep, ref, concurrent)
-}
-
-// allOf lists the indexes of scenarios: the plan's order.
-func allOf(scenarios []Scenario) []int {
-	order := make([]int, len(scenarios))
-	for i := range order {
-		order[i] = i
-	}
-	return order
+	return true, nil
 }
 
 // addConcurrent records the concurrent scenarios that ran.
@@ -525,46 +385,19 @@ func (c *checker) scenario(ctx context.Context, s Scenario, how playArgs) (*Scen
 	if !ok {
 		return nil, fmt.Errorf("twice: internal error: no scenario kind %d", int(s.Kind))
 	}
-	// Sessions the check did not open (sessions.go): watched while the
-	// reference run's attempt runs and looked at, settled, at each of its
-	// points; looked at, settled, when any scenario's attempts are over.
-	var watch *sessionWatch
-	var atPoints []Session
-	var lookErr error // a look that failed: never taken for "no session"
+	// Sessions the check did not open (sessions.go, checkrun.Looks).
+	looks := checkrun.Looks[Session]{Settled: c.settledSessions, Merge: mergeSessions}
 	if s.Kind == Once {
-		inner := how.wait
-		how.wait = func(ctx context.Context, st faults.Step) error {
-			ss, err := c.settledSessions(ctx)
-			atPoints = mergeSessions(atPoints, ss)
-			if err != nil && lookErr == nil {
-				lookErr = err
-			}
-			if inner != nil {
-				return inner(ctx, st)
-			}
-			return nil
-		}
-		watch = c.watchSessions(ctx)
+		how.wait = looks.Watch(how.wait, func() func() []Session { return c.watchSessions(ctx).end })
 	}
 	err := play(c, ctx, sr, how)
 	if err == nil {
 		c.playNextRun(ctx, sr)
 		c.workFollowUps(ctx, sr) // followups.go
 	}
-	if watch != nil {
-		sr.Sessions = mergeSessions(atPoints, watch.end())
-	}
-	if err != nil {
+	if sr.Sessions, err = looks.End(ctx, sr.Sessions, err); err != nil {
 		return nil, err
 	}
-	if lookErr != nil {
-		return nil, lookErr
-	}
-	settled, err := c.settledSessions(ctx)
-	if err != nil {
-		return nil, err
-	}
-	sr.Sessions = mergeSessions(sr.Sessions, settled)
 	if len(sr.Sessions) > 0 {
 		c.clearSessions(ctx) // what the job left open is not the next scenario's
 	}

@@ -25,22 +25,3 @@ func EveryCrashPoint() Option {
 func (c *checker) newWorldPrints(ctx context.Context) (*crashstates.Prints, error) {
 	return crashstates.New(ctx, c.db.Pool, c.log.Effects)
 }
-
-// crashPoints is, for each scenario, its point when it is a crash before
-// that point, else 0 (crashstates.CoveredBy).
-func crashPoints(scenarios []Scenario) []int {
-	out := make([]int, len(scenarios))
-	for i, s := range scenarios {
-		if s.Kind == CrashBefore {
-			out[i] = s.Point
-		}
-	}
-	return out
-}
-
-// coveredBy is, for each planned scenario, the index of the earlier crash
-// point that leaves the same world (-1: none, or not a crash point, or the
-// cache is off), as the crash cache decides it.
-func coveredBy(scenarios []Scenario, prints *crashstates.Prints) []int {
-	return crashstates.CoveredBy(crashPoints(scenarios), prints)
-}

@@ -111,35 +111,3 @@ func (c *checker) newLane(ctx context.Context) (lane *checker, ok bool, err erro
 	}
 	return l, true, nil
 }
-
-// played is what a lane made of one planned scenario (internal/inorder).
-type played = inorder.Played[ScenarioRun, Finding]
-
-// newPlayed makes what playAll fills in, one per planned scenario.
-func newPlayed(n int) []*played { return inorder.NewPlayed[ScenarioRun, Finding](n) }
-
-// playAll plays the planned scenarios that order lists (indexes into
-// scenarios and out), in that order, on the lanes, and fills in out what
-// each made (inorder.Lanes.PlayAll). A crash point covered by an earlier
-// one of the same world (coveredBy) waits for that one and is played only
-// if it broke a promise, as the serial check decides. A scenario the wall
-// budget has no room for is not played (OutOfTime). After a hung attempt or
-// an error no later scenario starts.
-func (c *checker) playAll(ctx context.Context, lanes []*checker, ref *ScenarioRun, scenarios []Scenario, coveredBy []int, out []*played, order []int) {
-	inorder.Lanes[*checker, ScenarioRun, Finding]{
-		Lanes:     lanes,
-		CoveredBy: coveredBy,
-		Room:      func() bool { return c.wall.Room(0, false) },
-		Play: func(l *checker, i int) (*ScenarioRun, error) {
-			return l.scenario(ctx, scenarios[i], playArgs{})
-		},
-		Compare: func(sr *ScenarioRun) *Finding { return compareRun(ref, sr, c.cfg) },
-		Hung:    (*ScenarioRun).hung,
-	}.PlayAll(out, order)
-}
-
-// stopped reports whether a scenario of out hung or failed to play: no
-// later scenario may start.
-func stopped(out []*played, order []int) bool {
-	return inorder.Stopped(out, order, (*ScenarioRun).hung)
-}

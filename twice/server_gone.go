@@ -4,21 +4,7 @@ import (
 	"context"
 
 	"github.com/twicekit/twicekit/internal/serverfacts"
-	"github.com/twicekit/twicekit/internal/sessions"
 )
-
-// An error of the machinery a check runs on (the PostgreSQL server went
-// away, it refused a connection) is never the job's: the check proves
-// nothing and keeps no database for inspection (internal/serverfacts).
-var (
-	infrastructure   = serverfacts.Infrastructure
-	isInfrastructure = serverfacts.IsInfrastructure
-	wentAway         = serverfacts.WentAway
-)
-
-// goneCause says why err looks like a server that went away, or "" when it
-// does not (internal/sessions).
-var goneCause = sessions.GoneCause
 
 // attemptFacts are the attempts of rep, the reference run's first, as
 // internal/serverfacts sees them.

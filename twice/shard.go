@@ -32,20 +32,3 @@ func (c *config) resolveShard() (shard.Shard, error) {
 	v, from := shardSetting()
 	return shard.Resolve(c.shard, v, from)
 }
-
-// keepShard keeps the planned scenarios that fall to the shard. A crash
-// point covered by an earlier one (coveredBy) falls with it.
-func keepShard(s shard.Shard, scenarios []Scenario, coveredBy []int) []Scenario {
-	if s.N <= 1 {
-		return scenarios
-	}
-	tokens := make([]string, len(scenarios))
-	for i, sc := range scenarios {
-		tokens[i] = sc.Token()
-	}
-	var out []Scenario
-	for _, i := range s.Keep(tokens, coveredBy) {
-		out = append(out, scenarios[i])
-	}
-	return out
-}

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"os"
 	"time"
-
-	"github.com/twicekit/twicekit/internal/wall"
 )
 
 // DefaultWallBudget bounds one check's wall time unless WallBudget,
@@ -59,15 +57,4 @@ func (c *config) wallBudget() (time.Duration, error) {
 		return 0, fmt.Errorf("twice: %s=%q is not a duration: give one such as 5m or 90s (0 for no bound)", from, s)
 	}
 	return d, nil
-}
-
-// wallOrder is the order the sequential scenarios play in under a wall
-// budget: every kind's first scenario before any kind's second
-// (internal/wall spends the budget).
-func wallOrder(scenarios []Scenario) (firsts, rest []int) {
-	kinds := make([]ScenarioKind, len(scenarios))
-	for i, s := range scenarios {
-		kinds[i] = s.Kind
-	}
-	return wall.Order(kinds)
 }

@@ -1,22 +1,24 @@
-package twice
+package checkrun
 
 import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/twicekit/twicekit/internal/scenarios"
 )
 
 // TestWallOrderPlaysEveryKindsFirstScenarioFirst: under a wall budget the
 // sequential scenarios play in rounds, each kind's next one a round, in
 // plan order within a kind.
 func TestWallOrderPlaysEveryKindsFirstScenarioFirst(t *testing.T) {
-	plan := []Scenario{
-		{Kind: AckLost},
-		{Kind: CrashBefore, Point: 1}, {Kind: CrashBefore, Point: 2}, {Kind: CrashBefore, Point: 3},
-		{Kind: CrashAfterLast},
-		{Kind: DuplicateEnqueue},
-		{Kind: CrashAfterApply, Point: 2}, {Kind: ReplyLost, Point: 2},
-		{Kind: CrashAfterApply, Point: 3}, {Kind: ReplyLost, Point: 3},
+	plan := []scenarios.Scenario{
+		{Kind: scenarios.AckLost},
+		{Kind: scenarios.CrashBefore, Point: 1}, {Kind: scenarios.CrashBefore, Point: 2}, {Kind: scenarios.CrashBefore, Point: 3},
+		{Kind: scenarios.CrashAfterLast},
+		{Kind: scenarios.DuplicateEnqueue},
+		{Kind: scenarios.CrashAfterApply, Point: 2}, {Kind: scenarios.ReplyLost, Point: 2},
+		{Kind: scenarios.CrashAfterApply, Point: 3}, {Kind: scenarios.ReplyLost, Point: 3},
 	}
 	firsts, rest := wallOrder(plan)
 	tokens := func(order []int) []string {
