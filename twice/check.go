@@ -16,6 +16,7 @@ import (
 	"github.com/twicekit/twicekit/internal/queue"
 	"github.com/twicekit/twicekit/internal/scenarios"
 	"github.com/twicekit/twicekit/internal/sched"
+	"github.com/twicekit/twicekit/internal/sessions"
 	"github.com/twicekit/twicekit/internal/sessionstate"
 	"github.com/twicekit/twicekit/internal/shard"
 	"github.com/twicekit/twicekit/internal/thin"
@@ -388,7 +389,10 @@ func (c *checker) scenario(ctx context.Context, s Scenario, how playArgs) (*Scen
 	// Sessions the check did not open (sessions.go, checkrun.Looks).
 	looks := checkrun.Looks[Session]{Settled: c.settledSessions, Merge: mergeSessions}
 	if s.Kind == Once {
-		how.wait = looks.Watch(how.wait, func() func() []Session { return c.watchSessions(ctx).end })
+		how.wait = looks.Watch(how.wait, func() func() []Session {
+			w := sessions.StartWatch(ctx, c.db.Pool(), c.db.Name()) // while the reference run's attempt runs
+			return func() []Session { return fromSessions(w.End()) }
+		})
 	}
 	err := play(c, ctx, sr, how)
 	if err == nil {

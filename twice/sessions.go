@@ -60,32 +60,9 @@ func (c *checker) settledSessions(ctx context.Context) ([]Session, error) {
 	return fromSessions(ss), err
 }
 
-// sessionWatch looks for sessions the check did not open while the
-// reference run's attempt runs (sessions.Watch).
-type sessionWatch struct{ w *sessions.Watch }
-
-// watchSessions starts looking on a connection of the control pool; end
-// ends it and returns every session seen.
-func (c *checker) watchSessions(ctx context.Context) *sessionWatch {
-	return &sessionWatch{sessions.StartWatch(ctx, c.db.Pool(), c.db.Name())}
-}
-
-// end stops the watch and returns the sessions it saw, by PID.
-func (w *sessionWatch) end() []Session { return fromSessions(w.w.End()) }
-
 // mergeSessions adds the sessions of more that a are missing (by PID).
 func mergeSessions(a, more []Session) []Session {
-	have := map[int]bool{}
-	for _, s := range a {
-		have[s.PID] = true
-	}
-	for _, s := range more {
-		if !have[s.PID] {
-			a = append(a, s)
-			have[s.PID] = true
-		}
-	}
-	return a
+	return sessions.Merge(a, more, func(s Session) int { return s.PID })
 }
 
 // unseenWrites names the tables a reference run changed although the check

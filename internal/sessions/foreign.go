@@ -228,3 +228,19 @@ func EndLeftovers(ctx context.Context, pool *pgxpool.Pool, dbname string) {
 		_, _ = pool.Exec(ctx, "SELECT pg_terminate_backend($1)", s.PID)
 	}
 }
+
+// Merge adds the sessions of more that a is missing, each of type S named
+// by its PID (pid).
+func Merge[S any](a, more []S, pid func(S) int) []S {
+	have := map[int]bool{}
+	for _, s := range a {
+		have[pid(s)] = true
+	}
+	for _, s := range more {
+		if !have[pid(s)] {
+			a = append(a, s)
+			have[pid(s)] = true
+		}
+	}
+	return a
+}
