@@ -156,20 +156,13 @@ func Check(ctx context.Context, job Job, opts ...Option) *Report {
 // workers may open (waiting while other checks hold them); the reservation
 // is given back when the check closes.
 func newChecker(ctx context.Context, job Job, cfg *config) (*checker, error) {
-	srv := cfg.server
-	if srv == nil {
-		var err error
-		if srv, err = pgfixture.Shared(ctx); err != nil {
-			return nil, fmt.Errorf("twice: no PostgreSQL to run the check on: %w", err)
-		}
-	}
-	workers := cfg.workersNeeded()
-	db, release, err := srv.CreateDBReserving(ctx, job.Schema, workers*inject.MaxConnsPerWorker, connectionsOwner(job.Name, workers))
-	if err := checkrun.CreateErr(ctx, err, workers); err != nil {
-		return nil, err
-	}
+	workers, label := cfg.workersNeeded(), ""
 	if cfg.testName != "" {
-		db.Label(cfg.testName + " · " + job.Name) // a kept database replaces the one this test kept before
+		label = cfg.testName + " · " + job.Name // a kept database replaces the one this test kept before
+	}
+	srv, db, release, err := checkrun.OpenDB(ctx, cfg.server, job.Schema, workers, connectionsOwner(job.Name, workers), label)
+	if err != nil {
+		return nil, err
 	}
 	worker, err := inject.NewWorkerConfigured(workerConfig(db), cfg.configurePool)
 	if err != nil {
@@ -203,7 +196,7 @@ func (c *checker) close(ctx context.Context, keep bool) error {
 		c.closers[i]()
 	}
 	c.closers = nil
-	endLeftoverSessions(ctx, c.db.Pool(), c.db.Name())
+	sessions.EndLeftovers(ctx, c.db.Pool(), c.db.Name()) // a pool the job never closed, not the next check's
 	return c.db.Close(ctx, keep)
 }
 

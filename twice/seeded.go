@@ -20,9 +20,6 @@ func (c *checker) seedDB() seed.DB {
 // the migrated state with the seed's rows.
 func (c *checker) resetSeeded(ctx context.Context) error { return c.seeded.Reset(ctx, c.seedDB()) }
 
-// seededSnapshot is the seeded state as the check compares it.
-func (c *checker) seededSnapshot() *pgfixture.Snapshot { return c.seeded.Compared() }
-
 // uncomparedRead reads, after the reference run, every schema of the
 // database when the run changed no table the check compares
 // (seed.State.UncomparedRead).

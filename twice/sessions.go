@@ -4,9 +4,9 @@ import (
 	"context"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/twicekit/twicekit/faults"
+	"github.com/twicekit/twicekit/internal/checkrun"
 	"github.com/twicekit/twicekit/internal/sessions"
 	"github.com/twicekit/twicekit/pgfixture"
 )
@@ -66,43 +66,30 @@ func mergeSessions(a, more []Session) []Session {
 }
 
 // unseenWrites names the tables a reference run changed although the check
-// saw none of its statements: it compares the run's rows with the seeded
-// state's. nil when the run sent a statement through its
-// handles or changed nothing.
+// saw none of its statements (seed.State.Unseen).
 func (c *checker) unseenWrites(ctx context.Context, ref *ScenarioRun) ([]string, error) {
-	for _, a := range ref.Attempts {
-		for _, p := range a.Points {
-			if p.Kind == faults.SQL {
-				return nil, nil
-			}
-		}
+	points := make([][]faults.Step, len(ref.Attempts))
+	for i, a := range ref.Attempts {
+		points[i] = a.Points
 	}
-	seeded := c.seededSnapshot() // seeded.go
-	var tables []string
-	for _, d := range pgfixture.Diff(seeded, ref.Snapshot) {
-		tables = append(tables, d.Table)
-	}
-	return tables, nil
+	return c.seeded.Unseen(points, ref.Snapshot), nil
 }
 
 // namingTries bounds the clean runs nameUnseenSession plays.
 const namingTries = 10
 
-// nameUnseenSession plays the clean run again, at most namingTries times,
-// until the watch sees the session of a job whose clean run changed the
-// database with no statement seen: a connection opened and closed between
-// two looks of the watch escapes it now and then, and the report should
-// name it every time. The verdict does not depend on it.
+// nameUnseenSession plays the clean run again until the watch sees the
+// session of a job whose clean run changed the database with no statement
+// seen (checkrun.NameUnseen).
 func (c *checker) nameUnseenSession(ctx context.Context, ref *ScenarioRun) {
-	for range namingTries {
+	if ss := checkrun.NameUnseen(namingTries, func() ([]Session, error) {
 		again, err := c.scenario(ctx, Scenario{Kind: Once}, playArgs{})
 		if err != nil {
-			return
+			return nil, err
 		}
-		if len(again.Sessions) > 0 {
-			ref.Sessions = again.Sessions
-			return
-		}
+		return again.Sessions, nil
+	}); ss != nil {
+		ref.Sessions = ss
 	}
 }
 
@@ -121,10 +108,3 @@ func foreignSessionProblem(ss []Session, unseen []string) Problem {
 // did not open, left by the job of an earlier check on this database
 // (recycled warm), and waits until PostgreSQL no longer lists them.
 func (c *checker) clearSessions(ctx context.Context) { sessions.Clear(ctx, c.db.Pool(), c.db.Name()) }
-
-// endLeftoverSessions ends the sessions the job left open on the check's
-// database (a pool it never closed), so that the next check on this
-// database, recycled warm, does not see them.
-func endLeftoverSessions(ctx context.Context, pool *pgxpool.Pool, dbname string) {
-	sessions.EndLeftovers(ctx, pool, dbname)
-}
