@@ -384,7 +384,7 @@ func (c *checker) scenario(ctx context.Context, s Scenario, how playArgs) (*Scen
 	if s.Kind == Once {
 		how.wait = looks.Watch(how.wait, func() func() []Session {
 			w := sessions.StartWatch(ctx, c.db.Pool(), c.db.Name()) // while the reference run's attempt runs
-			return func() []Session { return fromSessions(w.End()) }
+			return func() []Session { return sessions.As[Session](w.End()) }
 		})
 	}
 	err := play(c, ctx, sr, how)

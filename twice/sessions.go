@@ -40,24 +40,12 @@ var ownSessionNames = sessions.OwnNames
 // database's, its sessions named checkWorkerName.
 func workerConfig(db *pgfixture.DB) *pgx.ConnConfig { return sessions.WorkerConfig(db.ConnConfig()) }
 
-// fromSessions are sessions as twice reports them.
-func fromSessions(ss []sessions.Session) []Session {
-	if ss == nil {
-		return nil
-	}
-	out := make([]Session, len(ss))
-	for i, s := range ss {
-		out[i] = Session(s)
-	}
-	return out
-}
-
 // settledSessions is what the check sees at a point of the reference run
 // and when a scenario's attempts are over: the sessions open on its
 // database, settled (sessions.Settled).
 func (c *checker) settledSessions(ctx context.Context) ([]Session, error) {
 	ss, err := sessions.Settled(ctx, c.db.Pool(), c.db.Name())
-	return fromSessions(ss), err
+	return sessions.As[Session](ss), err
 }
 
 // mergeSessions adds the sessions of more that a are missing (by PID).
@@ -97,11 +85,7 @@ func (c *checker) nameUnseenSession(ctx context.Context, ref *ScenarioRun) {
 // the sessions the check saw, and the tables a reference run changed with
 // no statement seen (sessions.ForeignText).
 func foreignSessionProblem(ss []Session, unseen []string) Problem {
-	seen := make([]sessions.Session, len(ss))
-	for i, s := range ss {
-		seen[i] = sessions.Session(s)
-	}
-	return Problem{Kind: ProblemForeignSession, Text: sessions.ForeignText(seen, unseen)}
+	return Problem{Kind: ProblemForeignSession, Text: sessions.ForeignText(sessions.From(ss), unseen)}
 }
 
 // clearSessions ends the sessions on the check's database that the check

@@ -244,3 +244,36 @@ func Merge[S any](a, more []S, pid func(S) int) []S {
 	}
 	return a
 }
+
+// Like is a caller's session type with Session's fields.
+type Like interface {
+	~struct {
+		PID             int
+		ApplicationName string
+		ClientAddr      string
+	}
+}
+
+// As are sessions as a caller's type S has them (nil stays nil).
+func As[S Like](ss []Session) []S {
+	if ss == nil {
+		return nil
+	}
+	out := make([]S, len(ss))
+	for i, s := range ss {
+		out[i] = S(s)
+	}
+	return out
+}
+
+// From are a caller's sessions as Session (nil stays nil).
+func From[S Like](ss []S) []Session {
+	if ss == nil {
+		return nil
+	}
+	out := make([]Session, len(ss))
+	for i, s := range ss {
+		out[i] = Session(s)
+	}
+	return out
+}
