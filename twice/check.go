@@ -229,7 +229,7 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 			if ref, err = c.scenario(ctx, Scenario{Kind: Once}, playArgs{wait: wait}); err != nil {
 				return err
 			}
-			wide, err = c.uncomparedRead(ctx, ref) // seeded.go
+			wide, err = c.seeded.UncomparedRead(ctx, c.seedDB(), ref.Snapshot) // seeded.go
 			return err
 		},
 		Judge: func() (bool, error) { return c.judgeReference(ctx, rep, ref, wide) },
@@ -307,7 +307,7 @@ func (c *checker) judgeReference(ctx context.Context, rep *Report, ref *Scenario
 		rep.Findings = append(rep.Findings, *f)
 		return false, nil
 	}
-	if err := c.uncomparedWrites(ctx, wide, ref); err != nil {
+	if err := c.seeded.UncomparedWrites(ctx, c.seedDB(), wide, ref.Snapshot); err != nil { // seeded.go
 		return false, err
 	}
 	ref.keyCopies = compare.FindKeyCopies(ref.compared()) // internal/compare/generatedkeys.go
@@ -380,7 +380,10 @@ func (c *checker) scenario(ctx context.Context, s Scenario, how playArgs) (*Scen
 		return nil, fmt.Errorf("twice: internal error: no scenario kind %d", int(s.Kind))
 	}
 	// Sessions the check did not open (sessions.go, checkrun.Looks).
-	looks := checkrun.Looks[Session]{Settled: c.settledSessions, Merge: mergeSessions}
+	looks := checkrun.Looks[Session]{Merge: mergeSessions, Settled: func(ctx context.Context) ([]Session, error) {
+		ss, err := sessions.Settled(ctx, c.db.Pool(), c.db.Name())
+		return sessions.As[Session](ss), err
+	}}
 	if s.Kind == Once {
 		how.wait = looks.Watch(how.wait, func() func() []Session {
 			w := sessions.StartWatch(ctx, c.db.Pool(), c.db.Name()) // while the reference run's attempt runs

@@ -16,10 +16,3 @@ func (c *checker) freshSessions(ctx context.Context) error {
 	}
 	return sessions.Fresh(ctx, c.db.Pool(), c.db.Name(), workers)
 }
-
-// waitSessionsEnded waits until PostgreSQL has ended the sessions of the
-// check's database whose application_name is among names (whose: who
-// they are, for the error), at most 10 s (sessions.WaitEnded).
-func (c *checker) waitSessionsEnded(ctx context.Context, names []string, whose string) error {
-	return sessions.WaitEnded(ctx, c.db.Pool(), c.db.Name(), names, whose)
-}

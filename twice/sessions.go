@@ -32,21 +32,11 @@ func (s Session) String() string { return sessions.Session(s).String() }
 // The application_names of the check's own sessions (internal/sessions):
 // every other client session on the check's database is the job's own
 // connection.
-const checkWorkerName = sessions.WorkerName
-
 var ownSessionNames = sessions.OwnNames
 
 // workerConfig is the connection settings of the check's worker: the
-// database's, its sessions named checkWorkerName.
+// database's, its sessions named sessions.WorkerName.
 func workerConfig(db *pgfixture.DB) *pgx.ConnConfig { return sessions.WorkerConfig(db.ConnConfig()) }
-
-// settledSessions is what the check sees at a point of the reference run
-// and when a scenario's attempts are over: the sessions open on its
-// database, settled (sessions.Settled).
-func (c *checker) settledSessions(ctx context.Context) ([]Session, error) {
-	ss, err := sessions.Settled(ctx, c.db.Pool(), c.db.Name())
-	return sessions.As[Session](ss), err
-}
 
 // mergeSessions adds the sessions of more that a are missing (by PID).
 func mergeSessions(a, more []Session) []Session {
