@@ -273,8 +273,7 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 				}
 			}
 		},
-		Add:           func(sr *ScenarioRun, f *Finding) { rep.add(sr, f) },
-		AddConcurrent: func(runs []*ScenarioRun) { c.addConcurrent(rep, ref, runs) },
+		Add: func(sr *ScenarioRun, f *Finding) { rep.add(sr, f) },
 	}.Run()
 	rep.Err = out.Err
 	rep.covered = out.Covered
@@ -320,13 +319,6 @@ func (c *checker) judgeReference(ctx context.Context, rep *Report, ref *Scenario
 		return false, nil
 	}
 	return true, nil
-}
-
-// addConcurrent records the concurrent scenarios that ran.
-func (c *checker) addConcurrent(rep *Report, ref *ScenarioRun, runs []*ScenarioRun) {
-	for _, sr := range runs {
-		rep.add(sr, compareRun(ref, sr, c.cfg))
-	}
 }
 
 // add records a scenario that ran and its finding (nil: it kept every
