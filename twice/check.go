@@ -160,14 +160,8 @@ func newChecker(ctx context.Context, job Job, cfg *config) (*checker, error) {
 	if cfg.testName != "" {
 		label = cfg.testName + " · " + job.Name // a kept database replaces the one this test kept before
 	}
-	srv, db, release, err := checkrun.OpenDB(ctx, cfg.server, job.Schema, workers, connectionsOwner(job.Name, workers), label)
+	srv, db, worker, release, err := checkrun.Open(ctx, cfg.server, job.Schema, workers, connectionsOwner(job.Name, workers), label, cfg.configurePool)
 	if err != nil {
-		return nil, err
-	}
-	worker, err := inject.NewWorkerConfigured(workerConfig(db), cfg.configurePool)
-	if err != nil {
-		release()
-		_ = db.Close(ctx, false)
 		return nil, err
 	}
 	c := &checker{cfg: cfg, job: job, srv: srv, db: db, worker: worker, log: effects.NewLog(), seeded: &seedState{}, fakeTrouble: &fakeTrouble{}}

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/twicekit/twicekit/internal/inject"
-	"github.com/twicekit/twicekit/internal/sessions"
 	"github.com/twicekit/twicekit/internal/sessionstate"
 )
 
@@ -15,9 +14,7 @@ import (
 // sessionScenario is c's current scenario as internal/sessionstate reads
 // it, under c.mu.
 func (c *checker) sessionScenario() sessionstate.Scenario {
-	return sessionstate.Scenario{Mu: &c.mu, Ran: &c.ran, Left: &c.left, SetUp: &c.setUp, WaitEnded: func(ctx context.Context, names []string, whose string) error {
-		return sessions.WaitEnded(ctx, c.db.Pool(), c.db.Name(), names, whose) // at most 10 s
-	}}
+	return sessionstate.Scenario{Mu: &c.mu, Ran: &c.ran, Left: &c.left, SetUp: &c.setUp, Pool: c.db.Pool(), DB: c.db.Name()}
 }
 
 // freshWorker ends the sessions of w when an attempt of the scenario ran

@@ -5,20 +5,23 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/twicekit/twicekit/internal/inject"
 	"github.com/twicekit/twicekit/internal/sessions"
 )
 
 // Scenario is the current scenario as twice's checker keeps it, under its
 // lock (Mu): the attempts started (Ran), what each session was seen with
-// (Left), how each worker session started (SetUp), and the wait until
-// PostgreSQL has ended sessions (WaitEnded).
+// (Left), how each worker session started (SetUp), and the check's
+// database (Pool, DB) where PostgreSQL ends them.
 type Scenario struct {
-	Mu        *sync.Mutex
-	Ran       *[]sessions.Ran
-	Left      *Left
-	SetUp     *SetUp
-	WaitEnded func(ctx context.Context, names []string, whose string) error
+	Mu    *sync.Mutex
+	Ran   *[]sessions.Ran
+	Left  *Left
+	SetUp *SetUp
+	Pool  *pgxpool.Pool
+	DB    string
 }
 
 // FreshWorker ends the sessions of w when an attempt of the scenario ran
@@ -30,7 +33,7 @@ func (s Scenario) FreshWorker(ctx context.Context, w *inject.Worker) error {
 	}
 	w.Fresh()
 	name := w.Pool.Config().ConnConfig.RuntimeParams["application_name"]
-	return s.WaitEnded(ctx, []string{name}, "a worker of the check")
+	return sessions.WaitEnded(ctx, s.Pool, s.DB, []string{name}, "a worker of the check") // at most 10 s
 }
 
 // RanOn reports whether an attempt of the current scenario ran on w.
