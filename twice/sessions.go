@@ -39,9 +39,7 @@ var ownSessionNames = sessions.OwnNames
 func workerConfig(db *pgfixture.DB) *pgx.ConnConfig { return sessions.WorkerConfig(db.ConnConfig()) }
 
 // mergeSessions adds the sessions of more that a are missing (by PID).
-func mergeSessions(a, more []Session) []Session {
-	return sessions.Merge(a, more, func(s Session) int { return s.PID })
-}
+var mergeSessions = sessions.Merge[Session]
 
 // unseenWrites names the tables a reference run changed although the check
 // saw none of its statements (seed.State.Unseen).

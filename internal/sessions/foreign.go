@@ -229,17 +229,17 @@ func EndLeftovers(ctx context.Context, pool *pgxpool.Pool, dbname string) {
 	}
 }
 
-// Merge adds the sessions of more that a is missing, each of type S named
-// by its PID (pid).
-func Merge[S any](a, more []S, pid func(S) int) []S {
+// Merge adds the sessions of more that a is missing (by PID), each of a
+// caller's type S.
+func Merge[S Like](a, more []S) []S {
 	have := map[int]bool{}
 	for _, s := range a {
-		have[pid(s)] = true
+		have[Session(s).PID] = true
 	}
 	for _, s := range more {
-		if !have[pid(s)] {
+		if !have[Session(s).PID] {
 			a = append(a, s)
-			have[pid(s)] = true
+			have[Session(s).PID] = true
 		}
 	}
 	return a
