@@ -16,6 +16,7 @@ import (
 	"github.com/twicekit/twicekit/internal/queue"
 	"github.com/twicekit/twicekit/internal/scenarios"
 	"github.com/twicekit/twicekit/internal/sched"
+	"github.com/twicekit/twicekit/internal/sessions"
 	"github.com/twicekit/twicekit/internal/sessionstate"
 	"github.com/twicekit/twicekit/internal/shard"
 	"github.com/twicekit/twicekit/internal/thin"
@@ -155,25 +156,12 @@ func Check(ctx context.Context, job Job, opts ...Option) *Report {
 // workers may open (waiting while other checks hold them); the reservation
 // is given back when the check closes.
 func newChecker(ctx context.Context, job Job, cfg *config) (*checker, error) {
-	srv := cfg.server
-	if srv == nil {
-		var err error
-		if srv, err = pgfixture.Shared(ctx); err != nil {
-			return nil, fmt.Errorf("twice: no PostgreSQL to run the check on: %w", err)
-		}
-	}
-	workers := cfg.workersNeeded()
-	db, release, err := srv.CreateDBReserving(ctx, job.Schema, workers*inject.MaxConnsPerWorker, connectionsOwner(job.Name, workers))
-	if err := checkrun.CreateErr(ctx, err, workers); err != nil {
-		return nil, err
-	}
+	workers, label := cfg.workersNeeded(), ""
 	if cfg.testName != "" {
-		db.Label(cfg.testName + " · " + job.Name) // a kept database replaces the one this test kept before
+		label = cfg.testName + " · " + job.Name // a kept database replaces the one this test kept before
 	}
-	worker, err := inject.NewWorkerConfigured(workerConfig(db), cfg.configurePool)
+	srv, db, worker, release, err := checkrun.Open(ctx, cfg.server, job.Schema, workers, connectionsOwner(job.Name, workers), label, cfg.configurePool)
 	if err != nil {
-		release()
-		_ = db.Close(ctx, false)
 		return nil, err
 	}
 	c := &checker{cfg: cfg, job: job, srv: srv, db: db, worker: worker, log: effects.NewLog(), seeded: &seedState{}, fakeTrouble: &fakeTrouble{}}
@@ -202,7 +190,7 @@ func (c *checker) close(ctx context.Context, keep bool) error {
 		c.closers[i]()
 	}
 	c.closers = nil
-	endLeftoverSessions(ctx, c.db.Pool(), c.db.Name())
+	sessions.EndLeftovers(ctx, c.db.Pool(), c.db.Name()) // a pool the job never closed, not the next check's
 	return c.db.Close(ctx, keep)
 }
 
@@ -235,7 +223,7 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 			if ref, err = c.scenario(ctx, Scenario{Kind: Once}, playArgs{wait: wait}); err != nil {
 				return err
 			}
-			wide, err = c.uncomparedRead(ctx, ref) // seeded.go
+			wide, err = c.seeded.UncomparedRead(ctx, c.seedDB(), ref.Snapshot) // seeded.go
 			return err
 		},
 		Judge: func() (bool, error) { return c.judgeReference(ctx, rep, ref, wide) },
@@ -279,8 +267,7 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 				}
 			}
 		},
-		Add:           func(sr *ScenarioRun, f *Finding) { rep.add(sr, f) },
-		AddConcurrent: func(runs []*ScenarioRun) { c.addConcurrent(rep, ref, runs) },
+		Add: func(sr *ScenarioRun, f *Finding) { rep.add(sr, f) },
 	}.Run()
 	rep.Err = out.Err
 	rep.covered = out.Covered
@@ -313,7 +300,7 @@ func (c *checker) judgeReference(ctx context.Context, rep *Report, ref *Scenario
 		rep.Findings = append(rep.Findings, *f)
 		return false, nil
 	}
-	if err := c.uncomparedWrites(ctx, wide, ref); err != nil {
+	if err := c.seeded.UncomparedWrites(ctx, c.seedDB(), wide, ref.Snapshot); err != nil { // seeded.go
 		return false, err
 	}
 	ref.keyCopies = compare.FindKeyCopies(ref.compared()) // internal/compare/generatedkeys.go
@@ -326,13 +313,6 @@ func (c *checker) judgeReference(ctx context.Context, rep *Report, ref *Scenario
 		return false, nil
 	}
 	return true, nil
-}
-
-// addConcurrent records the concurrent scenarios that ran.
-func (c *checker) addConcurrent(rep *Report, ref *ScenarioRun, runs []*ScenarioRun) {
-	for _, sr := range runs {
-		rep.add(sr, compareRun(ref, sr, c.cfg))
-	}
 }
 
 // add records a scenario that ran and its finding (nil: it kept every
@@ -386,9 +366,15 @@ func (c *checker) scenario(ctx context.Context, s Scenario, how playArgs) (*Scen
 		return nil, fmt.Errorf("twice: internal error: no scenario kind %d", int(s.Kind))
 	}
 	// Sessions the check did not open (sessions.go, checkrun.Looks).
-	looks := checkrun.Looks[Session]{Settled: c.settledSessions, Merge: mergeSessions}
+	looks := checkrun.Looks[Session]{Merge: mergeSessions, Settled: func(ctx context.Context) ([]Session, error) {
+		ss, err := sessions.Settled(ctx, c.db.Pool(), c.db.Name())
+		return sessions.As[Session](ss), err
+	}}
 	if s.Kind == Once {
-		how.wait = looks.Watch(how.wait, func() func() []Session { return c.watchSessions(ctx).end })
+		how.wait = looks.Watch(how.wait, func() func() []Session {
+			w := sessions.StartWatch(ctx, c.db.Pool(), c.db.Name()) // while the reference run's attempt runs
+			return func() []Session { return sessions.As[Session](w.End()) }
+		})
 	}
 	err := play(c, ctx, sr, how)
 	if err == nil {

@@ -4,9 +4,9 @@ import (
 	"context"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/twicekit/twicekit/faults"
+	"github.com/twicekit/twicekit/internal/checkrun"
 	"github.com/twicekit/twicekit/internal/sessions"
 	"github.com/twicekit/twicekit/pgfixture"
 )
@@ -32,100 +32,40 @@ func (s Session) String() string { return sessions.Session(s).String() }
 // The application_names of the check's own sessions (internal/sessions):
 // every other client session on the check's database is the job's own
 // connection.
-const checkWorkerName = sessions.WorkerName
-
 var ownSessionNames = sessions.OwnNames
 
 // workerConfig is the connection settings of the check's worker: the
-// database's, its sessions named checkWorkerName.
+// database's, its sessions named sessions.WorkerName.
 func workerConfig(db *pgfixture.DB) *pgx.ConnConfig { return sessions.WorkerConfig(db.ConnConfig()) }
 
-// fromSessions are sessions as twice reports them.
-func fromSessions(ss []sessions.Session) []Session {
-	if ss == nil {
-		return nil
-	}
-	out := make([]Session, len(ss))
-	for i, s := range ss {
-		out[i] = Session(s)
-	}
-	return out
-}
-
-// settledSessions is what the check sees at a point of the reference run
-// and when a scenario's attempts are over: the sessions open on its
-// database, settled (sessions.Settled).
-func (c *checker) settledSessions(ctx context.Context) ([]Session, error) {
-	ss, err := sessions.Settled(ctx, c.db.Pool(), c.db.Name())
-	return fromSessions(ss), err
-}
-
-// sessionWatch looks for sessions the check did not open while the
-// reference run's attempt runs (sessions.Watch).
-type sessionWatch struct{ w *sessions.Watch }
-
-// watchSessions starts looking on a connection of the control pool; end
-// ends it and returns every session seen.
-func (c *checker) watchSessions(ctx context.Context) *sessionWatch {
-	return &sessionWatch{sessions.StartWatch(ctx, c.db.Pool(), c.db.Name())}
-}
-
-// end stops the watch and returns the sessions it saw, by PID.
-func (w *sessionWatch) end() []Session { return fromSessions(w.w.End()) }
-
 // mergeSessions adds the sessions of more that a are missing (by PID).
-func mergeSessions(a, more []Session) []Session {
-	have := map[int]bool{}
-	for _, s := range a {
-		have[s.PID] = true
-	}
-	for _, s := range more {
-		if !have[s.PID] {
-			a = append(a, s)
-			have[s.PID] = true
-		}
-	}
-	return a
-}
+var mergeSessions = sessions.Merge[Session]
 
 // unseenWrites names the tables a reference run changed although the check
-// saw none of its statements: it compares the run's rows with the seeded
-// state's. nil when the run sent a statement through its
-// handles or changed nothing.
+// saw none of its statements (seed.State.Unseen).
 func (c *checker) unseenWrites(ctx context.Context, ref *ScenarioRun) ([]string, error) {
-	for _, a := range ref.Attempts {
-		for _, p := range a.Points {
-			if p.Kind == faults.SQL {
-				return nil, nil
-			}
-		}
+	points := make([][]faults.Step, len(ref.Attempts))
+	for i, a := range ref.Attempts {
+		points[i] = a.Points
 	}
-	seeded := c.seededSnapshot() // seeded.go
-	var tables []string
-	for _, d := range pgfixture.Diff(seeded, ref.Snapshot) {
-		tables = append(tables, d.Table)
-	}
-	return tables, nil
+	return c.seeded.Unseen(points, ref.Snapshot), nil
 }
 
 // namingTries bounds the clean runs nameUnseenSession plays.
 const namingTries = 10
 
-// nameUnseenSession plays the clean run again, at most namingTries times,
-// until the watch sees the session of a job whose clean run changed the
-// database with no statement seen: a connection opened and closed between
-// two looks of the watch escapes it now and then, and the report should
-// name it every time. The verdict does not depend on it.
+// nameUnseenSession plays the clean run again until the watch sees the
+// session of a job whose clean run changed the database with no statement
+// seen (checkrun.NameUnseen).
 func (c *checker) nameUnseenSession(ctx context.Context, ref *ScenarioRun) {
-	for range namingTries {
+	if ss := checkrun.NameUnseen(namingTries, func() ([]Session, error) {
 		again, err := c.scenario(ctx, Scenario{Kind: Once}, playArgs{})
 		if err != nil {
-			return
+			return nil, err
 		}
-		if len(again.Sessions) > 0 {
-			ref.Sessions = again.Sessions
-			return
-		}
+		return again.Sessions, nil
+	}); ss != nil {
+		ref.Sessions = ss
 	}
 }
 
@@ -133,21 +73,10 @@ func (c *checker) nameUnseenSession(ctx context.Context, ref *ScenarioRun) {
 // the sessions the check saw, and the tables a reference run changed with
 // no statement seen (sessions.ForeignText).
 func foreignSessionProblem(ss []Session, unseen []string) Problem {
-	seen := make([]sessions.Session, len(ss))
-	for i, s := range ss {
-		seen[i] = sessions.Session(s)
-	}
-	return Problem{Kind: ProblemForeignSession, Text: sessions.ForeignText(seen, unseen)}
+	return Problem{Kind: ProblemForeignSession, Text: sessions.ForeignText(sessions.From(ss), unseen)}
 }
 
 // clearSessions ends the sessions on the check's database that the check
 // did not open, left by the job of an earlier check on this database
 // (recycled warm), and waits until PostgreSQL no longer lists them.
 func (c *checker) clearSessions(ctx context.Context) { sessions.Clear(ctx, c.db.Pool(), c.db.Name()) }
-
-// endLeftoverSessions ends the sessions the job left open on the check's
-// database (a pool it never closed), so that the next check on this
-// database, recycled warm, does not see them.
-func endLeftoverSessions(ctx context.Context, pool *pgxpool.Pool, dbname string) {
-	sessions.EndLeftovers(ctx, pool, dbname)
-}

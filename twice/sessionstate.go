@@ -2,7 +2,6 @@ package twice
 
 import (
 	"context"
-	"slices"
 
 	"github.com/twicekit/twicekit/internal/inject"
 	"github.com/twicekit/twicekit/internal/sessionstate"
@@ -12,57 +11,22 @@ import (
 // read before a redelivery starts there, and named in a finding's hints
 // (internal/sessionstate).
 
-// freshWorker ends the sessions of w when an attempt of the scenario ran
-// there, and waits until PostgreSQL has ended them
-// (FreshSessionsPerDelivery).
-func (c *checker) freshWorker(ctx context.Context, w *inject.Worker) error {
-	if !c.ranOn(w) {
-		return nil // fresh already (freshsessions.go)
-	}
-	w.Fresh()
-	name := w.Pool.Config().ConnConfig.RuntimeParams["application_name"]
-	return c.waitSessionsEnded(ctx, []string{name}, "a worker of the check") // freshsessions.go
+// sessionScenario is c's current scenario as internal/sessionstate reads
+// it, under c.mu.
+func (c *checker) sessionScenario() sessionstate.Scenario {
+	return sessionstate.Scenario{Mu: &c.mu, Ran: &c.ran, Left: &c.left, SetUp: &c.setUp, Pool: c.db.Pool(), DB: c.db.Name()}
 }
 
-// ranOn reports whether an attempt of the current scenario ran on w.
-func (c *checker) ranOn(w *inject.Worker) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, r := range c.ran {
-		if r.Worker == w {
-			return true
-		}
-	}
-	return false
+// freshWorker ends the sessions of w when an attempt of the scenario ran
+// there (sessionstate.Scenario.FreshWorker).
+func (c *checker) freshWorker(ctx context.Context, w *inject.Worker) error {
+	return c.sessionScenario().FreshWorker(ctx, w)
 }
 
 // sessionState says what the earlier deliveries of the scenario left on
-// the idle sessions of w, as a redelivery about to start there finds them
-// (internal/sessionstate), or "" when they left nothing (or the check could
-// not look).
+// the idle sessions of w (sessionstate.Scenario.State).
 func (c *checker) sessionState(ctx context.Context, w *inject.Worker) string {
-	if !c.ranOn(w) {
-		return "" // the first delivery on w: its sessions are fresh
-	}
-	return sessionstate.OnWorker(ctx, w, &c.setUp, c.usedSession, c.leftBy)
-}
-
-// usedSession reports whether an attempt of the current scenario ran a
-// statement on backend pid, and whether one of them may have SET a
-// parameter for the session.
-func (c *checker) usedSession(pid uint32) (used, sets bool) {
-	c.mu.Lock()
-	ran := slices.Clone(c.ran)
-	c.mu.Unlock()
-	return sessionstate.Used(ran, pid)
-}
-
-// leftBy says which attempts of the current scenario left state on session
-// pid, "" when none did (sessionstate.Left.By).
-func (c *checker) leftBy(pid uint32, state []string) string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.left.By(c.ran, pid, state)
+	return c.sessionScenario().State(ctx, w)
 }
 
 // sessionStateHints say which attempts of a finding's scenario started on a

@@ -20,6 +20,10 @@
 // server gone, a pool the job closed (check.go).
 // It owns whether a failed check keeps its database and what to know about
 // its URL (check.go).
+// It opens the check's database on the server, with every connection its
+// workers may open reserved, and its worker (open.go).
+// It plays the clean run again, a few times, to name a session the check
+// did not see (open.go).
 //
 // twice keeps the checker and its state, Check's signature and doc, how a
 // scenario is played, compared and recorded, the reference runs' judgement

@@ -67,10 +67,16 @@ type Check[L, R, F any] struct {
 	// Sequential runs once the sequential scenarios are played, before
 	// their results are folded.
 	Sequential func(lanes []L)
-	// Add records a scenario that ran and its finding; AddConcurrent the
-	// concurrent scenarios that ran, each compared.
-	Add           func(r *R, f *F)
-	AddConcurrent func(runs []*R)
+	// Add records a scenario that ran and its finding; the concurrent
+	// scenarios that ran are recorded so too, each compared (Compare).
+	Add func(r *R, f *F)
+}
+
+// addConcurrent records the concurrent scenarios that ran, each compared.
+func (k Check[L, R, F]) addConcurrent(runs []*R) {
+	for _, r := range runs {
+		k.Add(r, k.Compare(r))
+	}
 }
 
 // Out is what a check's run says in its report.
@@ -249,7 +255,7 @@ func (k Check[L, R, F]) Run() (out Out) {
 			if left > 0 || concurrentLeft {
 				out.StoppedEarly = report.StoppedAfterHangText(s.Token(), left, concurrentLeft)
 			}
-			k.AddConcurrent(concurrent)
+			k.addConcurrent(concurrent)
 			return out
 		}
 	}
@@ -262,6 +268,6 @@ func (k Check[L, R, F]) Run() (out Out) {
 	if clock != nil && clock.NoneFitted() && k.ConcurrencyOff == "" {
 		out.ConcurrencyOff, out.WallNone = clock.ConcText(len(wallLeft) == 0), true
 	}
-	k.AddConcurrent(concurrent)
+	k.addConcurrent(concurrent)
 	return out
 }

@@ -68,11 +68,6 @@ func fakeCheck(plan []scenarios.Scenario, hung, broken map[string]bool, added *[
 			}
 			*added = append(*added, s)
 		},
-		AddConcurrent: func(runs []*run) {
-			for _, r := range runs {
-				*added = append(*added, r.token)
-			}
-		},
 	}
 }
 

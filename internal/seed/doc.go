@@ -4,7 +4,8 @@
 // reset, on the check's database and on its lanes' (state.go). It tells a
 // check whose reference run changed tables the check does not compare and
 // none it does, so that no scenario could fail on the database
-// (uncompared.go).
+// (uncompared.go). It names the tables a reference run changed although
+// the check saw none of its statements (uncompared.go).
 //
 // twice keeps the Job's Seed and the options (Schemas), hands in its
 // database, its seed and its snapshot options, and marks the user's

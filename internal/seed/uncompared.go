@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/twicekit/twicekit/faults"
 	"github.com/twicekit/twicekit/pgfixture"
 )
 
@@ -90,4 +91,23 @@ func them(n int) string {
 		return "it"
 	}
 	return "them"
+}
+
+// Unseen names the tables a reference run changed although the check saw
+// none of its statements: it compares the run's rows (after) with the
+// seeded state's. nil when one of the run's attempts (each its points)
+// sent a statement through its handles, or the run changed nothing.
+func (st *State) Unseen(attempts [][]faults.Step, after *pgfixture.Snapshot) []string {
+	for _, points := range attempts {
+		for _, p := range points {
+			if p.Kind == faults.SQL {
+				return nil
+			}
+		}
+	}
+	var tables []string
+	for _, d := range pgfixture.Diff(st.Compared(), after) {
+		tables = append(tables, d.Table)
+	}
+	return tables
 }

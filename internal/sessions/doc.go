@@ -14,7 +14,10 @@
 // watched while the reference run's attempt runs, ended before a check
 // and after a scenario so that none is blamed on another job
 // (foreign.go). It waits until PostgreSQL has ended the sessions of the
-// check's workers, so that a scenario starts on fresh sessions (fresh.go).
+// check's workers, so that a scenario starts on fresh sessions, after it
+// ends them (fresh.go). It merges the sessions two looks saw, by PID,
+// and gives its sessions as a caller's type of the same fields and back
+// (foreign.go).
 //
 // It tells whether an error says the PostgreSQL server went away, opens a
 // new connection to see whether it answers, and tells whether a worker's

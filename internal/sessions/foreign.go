@@ -228,3 +228,52 @@ func EndLeftovers(ctx context.Context, pool *pgxpool.Pool, dbname string) {
 		_, _ = pool.Exec(ctx, "SELECT pg_terminate_backend($1)", s.PID)
 	}
 }
+
+// Merge adds the sessions of more that a is missing (by PID), each of a
+// caller's type S.
+func Merge[S Like](a, more []S) []S {
+	have := map[int]bool{}
+	for _, s := range a {
+		have[Session(s).PID] = true
+	}
+	for _, s := range more {
+		if !have[Session(s).PID] {
+			a = append(a, s)
+			have[Session(s).PID] = true
+		}
+	}
+	return a
+}
+
+// Like is a caller's session type with Session's fields.
+type Like interface {
+	~struct {
+		PID             int
+		ApplicationName string
+		ClientAddr      string
+	}
+}
+
+// As are sessions as a caller's type S has them (nil stays nil).
+func As[S Like](ss []Session) []S {
+	if ss == nil {
+		return nil
+	}
+	out := make([]S, len(ss))
+	for i, s := range ss {
+		out[i] = S(s)
+	}
+	return out
+}
+
+// From are a caller's sessions as Session (nil stays nil).
+func From[S Like](ss []S) []Session {
+	if ss == nil {
+		return nil
+	}
+	out := make([]Session, len(ss))
+	for i, s := range ss {
+		out[i] = Session(s)
+	}
+	return out
+}

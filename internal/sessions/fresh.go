@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/twicekit/twicekit/internal/inject"
 )
 
 // WorkerNames are the application_names of the sessions of the check's
@@ -39,4 +41,20 @@ func WaitEnded(ctx context.Context, pool *pgxpool.Pool, dbname string, names []s
 		}
 		time.Sleep(time.Millisecond)
 	}
+}
+
+// Fresh starts a scenario as the reference run started: every worker's
+// sessions are ended (inject.Worker.Fresh; a nil worker is skipped), and
+// it waits until PostgreSQL has ended them, so that no temporary table,
+// advisory lock, SET, prepared statement or LISTEN of an earlier scenario
+// reaches this one's first delivery, and the reset that follows is never
+// blocked by them. Redeliveries within the scenario reuse sessions, as a
+// pooled production connection would.
+func Fresh(ctx context.Context, pool *pgxpool.Pool, dbname string, workers []*inject.Worker) error {
+	for _, w := range workers {
+		if w != nil {
+			w.Fresh()
+		}
+	}
+	return WaitEnded(ctx, pool, dbname, WorkerNames, "the check's workers")
 }

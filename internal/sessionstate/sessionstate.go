@@ -7,6 +7,9 @@
 // the scenario left each item: the ones that ran on the session since the
 // last look at it (left.go). It says, in a finding's hints, which attempts
 // started on a session an earlier delivery had left state on (hints.go).
+// It reads the current scenario as twice's checker keeps it: whether an
+// attempt ran on a worker, that worker's sessions ended before a
+// redelivery there, what the redelivery finds on them (scenario.go).
 package sessionstate
 
 import (
