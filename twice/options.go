@@ -8,6 +8,7 @@ import (
 
 	"github.com/twicekit/twicekit/effects"
 	"github.com/twicekit/twicekit/internal/queue"
+	"github.com/twicekit/twicekit/internal/settings"
 	"github.com/twicekit/twicekit/internal/shard"
 	"github.com/twicekit/twicekit/pgfixture"
 )
@@ -80,7 +81,7 @@ func newConfig(opts []Option) *config {
 		attemptTimeout: DefaultAttemptTimeout,
 		maxDeliveries:  DefaultMaxDeliveries,
 		start:          clockStart,
-		only:           runFlag(),
+		only:           settings.Run(),
 		snapshot:       []pgfixture.SnapshotOption{pgfixture.ExcludeTables(pgfixture.MigrationTables()...), pgfixture.GeneratedKeys()},
 	}
 	for _, o := range opts {
