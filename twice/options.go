@@ -37,8 +37,8 @@ type config struct {
 	sqlOpen        func(dsn string) (driver.Connector, error) // a.DB's connector (sqldriver.go); nil: pgx's
 	configurePool  func(*pgxpool.Config)                      // the application's pool configuration (poolconfig.go)
 	redrives       []time.Duration
-	periodic       queue.Schedule // Periodic, PeriodicSchedule: periodic.go
-	followUps      followUpConfig // WorkFollowUps: followups.go
+	periodic       queue.Schedule        // Periodic, PeriodicSchedule: periodic.go
+	followUps      queue.Follow[Attempt] // WorkFollowUps: internal/queue/followups.go
 	// everyCrashPoint replays crash points that leave the same world as an
 	// earlier one (crashstates.go).
 	everyCrashPoint bool

@@ -142,9 +142,9 @@ func optionsOf(cfg *config) JSONOptions {
 	if cfg.periodicOn() {
 		o.Periodic = shortDuration(cfg.nextRun(cfg.start).Sub(cfg.start))
 	}
-	if f := cfg.followUps; f.pending != nil { // followups.go
-		o.FollowUps = fmt.Sprintf("worked, at most %d", cmp.Or(f.limit, DefaultFollowUpLimit))
-		if f.before {
+	if f := cfg.followUps; f.Pending != nil { // followups.go
+		o.FollowUps = fmt.Sprintf("worked, at most %d", cmp.Or(f.Limit, DefaultFollowUpLimit))
+		if f.Before {
 			o.FollowUps = "compared before they run"
 		}
 	}
