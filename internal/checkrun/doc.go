@@ -20,6 +20,8 @@
 // server gone, a pool the job closed (check.go).
 // It owns whether a failed check keeps its database and what to know about
 // its URL (check.go).
+// It marks an error as the user's mistake in the check's options or the
+// job's setup, for which a check keeps no database (usage.go).
 //
 // twice keeps the checker and its state, Check's signature and doc, how a
 // scenario is played, compared and recorded, the reference runs' judgement
