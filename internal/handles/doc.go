@@ -6,8 +6,8 @@
 // request carrying an attempt's context goes through that attempt's router
 // and never to the network, and keeps the transport that reaches the
 // test's own loopback servers (default_transport.go). It builds the
-// postgres:// URL that a database/sql driver gets for a worker's sessions
-// (driver_url.go). It names a check and its workers in the error of a
+// postgres:// URL that a database/sql driver gets for a worker's sessions,
+// and opens the connector the options name on it (driver_url.go). It names a check and its workers in the error of a
 // server whose connection limit the check does not fit, and says when a
 // clean run's error means that pgx does not know a type the application
 // registers (pool.go).
