@@ -4,28 +4,15 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/twicekit/twicekit/effects"
 	"github.com/twicekit/twicekit/internal/handles"
 	"github.com/twicekit/twicekit/internal/inject"
 )
 
 // gate makes effect calls points of the attempt they belong to: it asks
-// the worker's owner whose a call is (handles.Gate).
-type gate struct {
-	c     *checker
-	owner *inject.Owner // nil: only the context says whose a call is
-}
-
-func (g gate) handles() handles.Gate {
-	return handles.Gate{Owner: g.owner, Foreign: g.c.foreignCall, Origin: g.c.originOf}
-}
-
-func (g gate) Before(ctx context.Context, call effects.Call) (effects.Origin, error) {
-	return g.handles().Before(ctx, call)
-}
-
-func (g gate) After(ctx context.Context, call effects.Call) error {
-	return g.handles().After(ctx, call)
+// owner, the worker's, whose a call is (handles.Gate; nil: only the
+// context says).
+func (c *checker) gate(owner *inject.Owner) handles.Gate {
+	return handles.Gate{Owner: owner, Foreign: c.foreignCall, Origin: c.originOf}
 }
 
 // foreignCall records an effect call made with a context that is not an
@@ -64,7 +51,7 @@ type effectHandles = handles.Effects
 // addHandles makes the effect handles of worker w (wireEffects and
 // concurrentWorkers call it for each worker they make).
 func (c *checker) addHandles(w *inject.Worker) error {
-	g := gate{c: c, owner: w.Owner}
+	g := c.gate(w.Owner)
 	h, err := handles.NewEffects(c.log, g, c.provider, c.cfg.effects.hosts, func(router http.RoundTripper, mounted []string) *baseURLs {
 		return newBaseURLs(c, router, mounted)
 	}, c.serveFakes, c.onClose)
