@@ -56,15 +56,15 @@ func (c *checker) startAttempt(ctx context.Context, w *inject.Worker, jobID stri
 		Number:   number,
 		Pool:     w.Pool,
 		DB:       w.DB,
-		Mailer:   h.mailer,
-		Webhooks: h.webhooks,
-		HTTP:     h.http,
+		Mailer:   h.Mailer,
+		Webhooks: h.Webhooks,
+		HTTP:     h.HTTP,
 		Payments: effects.ProviderURL,
-		SMTP:     h.fakes.SMTP,
+		SMTP:     h.Fakes.SMTP,
 		clock:    c.now,
-		recorder: h.recorder,
-		baseURLs: h.baseURLs,
-		fakes:    h.fakes,
+		recorder: h.Recorder,
+		baseURLs: h.BaseURLs,
+		fakes:    h.Fakes,
 
 		throughDefault: c.throughDefault,
 	}
@@ -73,7 +73,7 @@ func (c *checker) startAttempt(ctx context.Context, w *inject.Worker, jobID stri
 	if jobRun == nil {
 		jobRun = c.job.Run
 	}
-	ra := &runningAttempt{c: c, worker: w, run: run, rec: AttemptRecord{JobID: jobID, Number: number, kind: kind}, done: make(chan attempt.Exit, 1), names: h.baseURLs}
+	ra := &runningAttempt{c: c, worker: w, run: run, rec: AttemptRecord{JobID: jobID, Number: number, kind: kind}, done: make(chan attempt.Exit, 1), names: h.BaseURLs}
 	if skip != "" {
 		ra.rec.NotDelivered, ra.rec.Note = true, skip
 		ra.done <- attempt.Exit{}

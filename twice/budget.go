@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/twicekit/twicekit/internal/sched"
+	"github.com/twicekit/twicekit/internal/settings"
 )
 
 // Budget bounds how much of a job a check plays. The named budgets are
@@ -108,7 +109,7 @@ func (cc concurrentConfig) resolveBudget() (Budget, error) {
 
 // flagBudget is the budget -twice.budget, TWICE_BUDGET or -short name.
 func flagBudget() (Budget, error) {
-	name, from := budgetSetting()
+	name, from := settings.Budget()
 	if name != "" {
 		b, err := ParseBudget(name)
 		if err != nil {
@@ -116,7 +117,7 @@ func flagBudget() (Budget, error) {
 		}
 		return b, nil
 	}
-	if shortTests() {
+	if settings.Short() {
 		return QuickBudget, nil
 	}
 	return DefaultBudget, nil

@@ -4,29 +4,15 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/twicekit/twicekit/effects"
-	"github.com/twicekit/twicekit/internal/baseurl"
 	"github.com/twicekit/twicekit/internal/handles"
 	"github.com/twicekit/twicekit/internal/inject"
 )
 
 // gate makes effect calls points of the attempt they belong to: it asks
-// the worker's owner whose a call is (handles.Gate).
-type gate struct {
-	c     *checker
-	owner *inject.Owner // nil: only the context says whose a call is
-}
-
-func (g gate) handles() handles.Gate {
-	return handles.Gate{Owner: g.owner, Foreign: g.c.foreignCall, Origin: g.c.originOf}
-}
-
-func (g gate) Before(ctx context.Context, call effects.Call) (effects.Origin, error) {
-	return g.handles().Before(ctx, call)
-}
-
-func (g gate) After(ctx context.Context, call effects.Call) error {
-	return g.handles().After(ctx, call)
+// owner, the worker's, whose a call is (handles.Gate; nil: only the
+// context says).
+func (c *checker) gate(owner *inject.Owner) handles.Gate {
+	return handles.Gate{Owner: owner, Foreign: c.foreignCall, Origin: c.originOf}
 }
 
 // foreignCall records an effect call made with a context that is not an
@@ -58,39 +44,18 @@ func (c *checker) attemptOfRun(ctx context.Context, run *inject.Run) *Attempt {
 	return c.attempts[run]
 }
 
-// effectHandles are the effect handles of the attempts on one worker: the
-// mailer, the webhook sink, the recorder behind a.Effect and the client
-// behind a.HTTP, all recording in the check's log and asking the worker's
-// owner whose a call is.
-type effectHandles struct {
-	mailer   *effects.Mailer
-	webhooks *effects.WebhookSink
-	recorder *effects.Recorder
-	http     *http.Client
-	baseURLs *baseURLs    // baseurl.go
-	fakes    *fakeServers // the worker's listeners: fakeserver.go
-}
+// effectHandles are the effect handles of the attempts on one worker
+// (internal/handles).
+type effectHandles = handles.Effects
 
 // addHandles makes the effect handles of worker w (wireEffects and
 // concurrentWorkers call it for each worker they make).
 func (c *checker) addHandles(w *inject.Worker) error {
-	g := gate{c: c, owner: w.Owner}
-	router := effects.NewRouter(c.log, g, c.provider)
-	if err := handles.Mount(router, c.cfg.effects.hosts); err != nil {
-		return err
-	}
-	var err error
-	h := &effectHandles{
-		mailer:   effects.NewMailer(c.log, g),
-		webhooks: effects.NewWebhookSink(c.log, g),
-		recorder: effects.NewRecorder(c.log, g),
-		http:     router.Client(),
-	}
-	h.baseURLs = newBaseURLs(c, h.http.Transport, router.Hosts())
-	h.http.Transport = baseurl.Transport{RT: h.http.Transport, B: h.baseURLs}
-	c.onClose(h.baseURLs.Close)
-	c.onClose(h.http.CloseIdleConnections)
-	if h.fakes, err = c.serveFakes(g); err != nil {
+	g := c.gate(w.Owner)
+	h, err := handles.NewEffects(c.log, g, c.provider, c.cfg.effects.hosts, func(router http.RoundTripper, mounted []string) *baseURLs {
+		return newBaseURLs(c, router, mounted)
+	}, c.serveFakes, c.onClose)
+	if err != nil {
 		return err
 	}
 	c.mu.Lock()

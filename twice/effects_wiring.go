@@ -44,7 +44,7 @@ func HTTPHost(host string, handler http.Handler) Option {
 // hosts, and the effect handles of the check's worker (addHandles: every
 // worker has its own, recording in the same log).
 func (c *checker) wireEffects() error {
-	g := gate{c: c, owner: c.worker.Owner}
+	g := c.gate(c.worker.Owner)
 	c.provider = effects.NewProvider(c.log, c.now)
 	c.router = effects.NewRouter(c.log, g, c.provider)
 	c.throughDefault = c.router.ThroughDefault(handles.Loopback)

@@ -22,7 +22,7 @@ func TestAFakesCallBetweenAttemptsIsRefusedAsForeign(t *testing.T) {
 	c := &checker{}
 	log := effects.NewLog()
 	trouble := &fakeTrouble{}
-	f := newFakeServers(gate{c: c, owner: inject.NewOwner(nil)}, log, trouble)
+	f := newFakeServers(c.gate(inject.NewOwner(nil)), log, trouble)
 	defer f.Close()
 	got := make(chan error, 1)
 	addr, err := f.Listen(`ServeFake("sms")`, fakeConns(func(fc *FakeConn) {

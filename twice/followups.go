@@ -36,13 +36,6 @@ type FollowUp struct {
 // DefaultFollowUpLimit bounds how many follow-up jobs one scenario works.
 const DefaultFollowUpLimit = 20
 
-// followUpConfig is WorkFollowUps's and its companions'.
-type followUpConfig struct {
-	pending func(ctx context.Context, db *pgxpool.Pool) ([]FollowUp, error)
-	limit   int
-	before  bool // CompareBeforeFollowUps
-}
-
 // WorkFollowUps says the queue works the jobs the checked job enqueues.
 // pending lists the jobs waiting in the queue besides the checked job, in
 // the order the queue works them, reading the check's own pool. The check
@@ -55,7 +48,19 @@ type followUpConfig struct {
 // adapter sets it from the application's own registration of its workers
 // (twiceriver: Job.Workers; twicegue: Job.WorkFollowUps).
 func WorkFollowUps(pending func(ctx context.Context, db *pgxpool.Pool) ([]FollowUp, error)) Option {
-	return optionFunc(func(c *config) { c.followUps.pending = pending })
+	return optionFunc(func(c *config) {
+		c.followUps.Pending = nil
+		if pending != nil {
+			c.followUps.Pending = func(ctx context.Context, db *pgxpool.Pool) ([]queue.FollowUp[Attempt], error) {
+				p, err := pending(ctx, db)
+				out := make([]queue.FollowUp[Attempt], len(p))
+				for i, f := range p {
+					out[i] = queue.FollowUp[Attempt](f)
+				}
+				return out, err
+			}
+		}
+	})
 }
 
 // FollowUpLimit bounds how many follow-up jobs one scenario works
@@ -64,7 +69,7 @@ func WorkFollowUps(pending func(ctx context.Context, db *pgxpool.Pool) ([]Follow
 func FollowUpLimit(n int) Option {
 	return optionFunc(func(c *config) {
 		if n > 0 {
-			c.followUps.limit = n
+			c.followUps.Limit = n
 		}
 	})
 }
@@ -73,23 +78,7 @@ func FollowUpLimit(n int) Option {
 // follow-ups: the jobs the checked job enqueued are compared as rows, never
 // worked (what the check does without WorkFollowUps).
 func CompareBeforeFollowUps() Option {
-	return optionFunc(func(c *config) { c.followUps.before = true })
-}
-
-// listing is WorkFollowUps's pending on db, for internal/queue (nil when
-// the check does not work the follow-ups).
-func (f followUpConfig) listing(db *pgxpool.Pool) queue.Listing[Attempt] {
-	if f.pending == nil || f.before {
-		return nil
-	}
-	return func(ctx context.Context) ([]queue.FollowUp[Attempt], error) {
-		pending, err := f.pending(ctx, db)
-		out := make([]queue.FollowUp[Attempt], len(pending))
-		for i, p := range pending {
-			out[i] = queue.FollowUp[Attempt](p)
-		}
-		return out, err
-	}
+	return optionFunc(func(c *config) { c.followUps.Before = true })
 }
 
 // followUpOf is the follow-up's key and Run when jobID is one ("" and nil
@@ -103,7 +92,7 @@ func (c *checker) followUpOf(jobID string) (key, kind string, run func(ctx conte
 // workFollowUps works the scenario's follow-ups (internal/queue), unless
 // an attempt panicked or hung.
 func (c *checker) workFollowUps(ctx context.Context, sr *ScenarioRun) {
-	list := c.cfg.followUps.listing(c.db.Pool())
+	list := c.cfg.followUps.Listing(c.db.Pool())
 	if list == nil || !gaveUpOnly(sr) {
 		return
 	}
@@ -111,7 +100,7 @@ func (c *checker) workFollowUps(ctx context.Context, sr *ScenarioRun) {
 	defer func() {
 		sr.followUpProblems = append([]Problem(nil), sr.Problems[before:]...)
 	}()
-	queue.WorkFollowUps(ctx, queue.Work[Attempt]{List: list, Limit: c.cfg.followUps.limit,
+	queue.WorkFollowUps(ctx, queue.Work[Attempt]{List: list, Limit: c.cfg.followUps.Limit,
 		Mu: &c.mu, Clock: &c.clock, State: &c.follow, Now: c.now,
 		Deliver:    func(jobID string) bool { return c.deliver(ctx, sr, jobID, delivery{}) },
 		GaveUpOnly: func() bool { return gaveUpOnly(sr) },
@@ -132,7 +121,7 @@ func gaveUpOnly(sr *ScenarioRun) bool {
 // resetFollowUps forgets the last scenario's follow-ups and notes the
 // jobs waiting once the database is seeded.
 func (c *checker) resetFollowUps(ctx context.Context) error {
-	st, err := queue.NewState(ctx, c.cfg.followUps.listing(c.db.Pool()))
+	st, err := queue.NewState(ctx, c.cfg.followUps.Listing(c.db.Pool()))
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/twicekit/twicekit/effects"
 	"github.com/twicekit/twicekit/internal/queue"
+	"github.com/twicekit/twicekit/internal/settings"
 	"github.com/twicekit/twicekit/internal/shard"
 	"github.com/twicekit/twicekit/pgfixture"
 )
@@ -36,8 +37,8 @@ type config struct {
 	sqlOpen        func(dsn string) (driver.Connector, error) // a.DB's connector (sqldriver.go); nil: pgx's
 	configurePool  func(*pgxpool.Config)                      // the application's pool configuration (poolconfig.go)
 	redrives       []time.Duration
-	periodic       queue.Schedule // Periodic, PeriodicSchedule: periodic.go
-	followUps      followUpConfig // WorkFollowUps: followups.go
+	periodic       queue.Schedule        // Periodic, PeriodicSchedule: periodic.go
+	followUps      queue.Follow[Attempt] // WorkFollowUps: internal/queue/followups.go
 	// everyCrashPoint replays crash points that leave the same world as an
 	// earlier one (crashstates.go).
 	everyCrashPoint bool
@@ -80,7 +81,7 @@ func newConfig(opts []Option) *config {
 		attemptTimeout: DefaultAttemptTimeout,
 		maxDeliveries:  DefaultMaxDeliveries,
 		start:          clockStart,
-		only:           runFlag(),
+		only:           settings.Run(),
 		snapshot:       []pgfixture.SnapshotOption{pgfixture.ExcludeTables(pgfixture.MigrationTables()...), pgfixture.GeneratedKeys()},
 	}
 	for _, o := range opts {

@@ -38,18 +38,11 @@ func PeriodicSchedule(next func(time.Time) time.Time) Option {
 	})
 }
 
-// periodicOn reports whether the job runs again on a schedule.
-func (c *config) periodicOn() bool { return c.periodic.On() }
-
-// nextRun is the time of the next scheduled run after t, on the check's
-// clock (internal/queue).
-func (c *config) nextRun(t time.Time) time.Time { return c.periodic.NextRun(t) }
-
 // playNextRun plays the next scheduled run after a scenario, unless an
 // attempt panicked or hung; when it succeeds, the give-ups before it are
 // recovered.
 func (c *checker) playNextRun(ctx context.Context, sr *ScenarioRun) {
-	if !c.cfg.periodicOn() || !gaveUpOnly(sr) {
+	if !c.cfg.periodic.On() || !gaveUpOnly(sr) {
 		return
 	}
 	before := len(sr.Problems)

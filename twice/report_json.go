@@ -139,12 +139,12 @@ func optionsOf(cfg *config) JSONOptions {
 	for _, d := range cfg.redrives {
 		o.LateRedrives = append(o.LateRedrives, shortDuration(d))
 	}
-	if cfg.periodicOn() {
-		o.Periodic = shortDuration(cfg.nextRun(cfg.start).Sub(cfg.start))
+	if cfg.periodic.On() {
+		o.Periodic = shortDuration(cfg.periodic.NextRun(cfg.start).Sub(cfg.start))
 	}
-	if f := cfg.followUps; f.pending != nil { // followups.go
-		o.FollowUps = fmt.Sprintf("worked, at most %d", cmp.Or(f.limit, DefaultFollowUpLimit))
-		if f.before {
+	if f := cfg.followUps; f.Pending != nil { // followups.go
+		o.FollowUps = fmt.Sprintf("worked, at most %d", cmp.Or(f.Limit, DefaultFollowUpLimit))
+		if f.Before {
 			o.FollowUps = "compared before they run"
 		}
 	}

@@ -1,8 +1,7 @@
 package twice
 
 import (
-	"os"
-
+	"github.com/twicekit/twicekit/internal/settings"
 	"github.com/twicekit/twicekit/internal/shard"
 )
 
@@ -18,17 +17,9 @@ func Shard(k, n int) Option {
 	return optionFunc(func(c *config) { c.shard = &shard.Shard{K: k, N: n} })
 }
 
-// shardSetting is -twice.shard, else TWICE_SHARD, with where it came from.
-func shardSetting() (value, from string) {
-	if *shardFlag != "" {
-		return *shardFlag, "-twice.shard"
-	}
-	return os.Getenv("TWICE_SHARD"), "TWICE_SHARD"
-}
-
 // resolveShard is the option, else -twice.shard, else TWICE_SHARD, else
 // 1/1 (everything).
 func (c *config) resolveShard() (shard.Shard, error) {
-	v, from := shardSetting()
+	v, from := settings.Shard()
 	return shard.Resolve(c.shard, v, from)
 }

@@ -17,7 +17,7 @@ func TestSMTPBetweenAttemptsIsRefusedAsForeign(t *testing.T) {
 	c := &checker{}
 	log := effects.NewLog()
 	trouble := &fakeTrouble{}
-	f := newFakeServers(gate{c: c, owner: inject.NewOwner(nil)}, log, trouble)
+	f := newFakeServers(c.gate(inject.NewOwner(nil)), log, trouble)
 	defer f.Close()
 	addr, err := f.Listen("a.SMTP", fakeserve.ServeSMTP)
 	require.NoError(t, err)

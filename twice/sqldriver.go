@@ -55,12 +55,9 @@ func SQLConnector(open func(dsn string) (driver.Connector, error)) Option {
 // useSQL replaces worker w's *sql.DB with one on the connector the options
 // name, for the session cfg describes.
 func (c *checker) useSQL(w *inject.Worker, cfg *pgx.ConnConfig) error {
-	inner, err := c.cfg.sqlOpen(handles.DriverURL(cfg))
-	if err == nil && inner == nil {
-		err = fmt.Errorf("the connector is nil")
-	}
+	inner, err := handles.Connector(c.cfg.sqlOpen, c.cfg.sqlDriver, cfg)
 	if err != nil {
-		return fmt.Errorf("twice: %s: %w", c.cfg.sqlDriver, err)
+		return err
 	}
 	w.UseConnector(inner)
 	return nil

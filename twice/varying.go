@@ -44,7 +44,7 @@ func (c *checker) secondReference(ctx context.Context, ref *ScenarioRun, rep *Re
 	for _, d := range c.cfg.redrives {
 		latest = latest.Add(d)
 	}
-	latest = c.cfg.nextRun(latest)
+	latest = c.cfg.periodic.NextRun(latest)
 	v := compare.Detect(ref.compared(), again.compared(), [2]time.Time{wall0, wall1}, [2]time.Time{c.cfg.start, latest}, c.cfg.exactValues)
 	ref.varying = v.WithReference(ref.compared(), ref.keyCopies)
 	rep.Varying = v.Found()

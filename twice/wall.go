@@ -1,10 +1,9 @@
 package twice
 
 import (
-	"flag"
-	"fmt"
-	"os"
 	"time"
+
+	"github.com/twicekit/twicekit/internal/settings"
 )
 
 // DefaultWallBudget bounds one check's wall time unless WallBudget,
@@ -12,8 +11,6 @@ import (
 // default -timeout of 10 minutes, with room for the other tests of the
 // package.
 const DefaultWallBudget = 2 * time.Minute
-
-var wallFlag = flag.String("twice.wall", "", "bound each twice check's wall time to this `duration` (default 2m): the scenarios play, every kind's first ones first, until it is spent, and a check that left any out fails unless twice.PartialCheck says why that is enough; env TWICE_WALL")
 
 // WallBudget bounds the check's wall time to d (DefaultWallBudget when not
 // given; -twice.wall and TWICE_WALL set it for every check). d <= 0 means
@@ -45,16 +42,5 @@ func (c *config) wallBudget() (time.Duration, error) {
 	if c.wall != nil {
 		return *c.wall, nil
 	}
-	s, from := *wallFlag, "-twice.wall"
-	if s == "" {
-		s, from = os.Getenv("TWICE_WALL"), "TWICE_WALL"
-	}
-	if s == "" {
-		return DefaultWallBudget, nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		return 0, fmt.Errorf("twice: %s=%q is not a duration: give one such as 5m or 90s (0 for no bound)", from, s)
-	}
-	return d, nil
+	return settings.Wall(DefaultWallBudget)
 }

@@ -24,6 +24,8 @@
 // workers may open reserved, and its worker (open.go).
 // It plays the clean run again, a few times, to name a session the check
 // did not see (open.go).
+// It marks an error as the user's mistake in the check's options or the
+// job's setup, for which a check keeps no database (usage.go).
 //
 // twice keeps the checker and its state, Check's signature and doc, how a
 // scenario is played, compared and recorded, the reference runs' judgement

@@ -1,6 +1,8 @@
 package handles
 
 import (
+	"database/sql/driver"
+	"fmt"
 	"net"
 	"net/url"
 	"strconv"
@@ -36,4 +38,17 @@ func DriverURL(cfg *pgx.ConnConfig) string {
 	}
 	u.RawQuery = q.Encode()
 	return u.String()
+}
+
+// Connector opens the database/sql connector the options name (open, set by
+// the option option names, for errors) on the session cfg describes.
+func Connector(open func(dsn string) (driver.Connector, error), option string, cfg *pgx.ConnConfig) (driver.Connector, error) {
+	inner, err := open(DriverURL(cfg))
+	if err == nil && inner == nil {
+		err = fmt.Errorf("the connector is nil")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("twice: %s: %w", option, err)
+	}
+	return inner, nil
 }

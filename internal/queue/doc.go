@@ -15,7 +15,8 @@
 // clean run delivered as the first are in deliveries.go. The follow-up jobs
 // the checked job enqueues are worked as the queue works them, to a limit,
 // with their bookkeeping (keys, kinds, runs and limits by job ID) and the
-// report's note on them (followups.go). A periodic job's schedule gives its
+// report's note on them, from what the options say of them (Follow)
+// (followups.go). A periodic job's schedule gives its
 // next run's time on the check's clock (periodic.go). The goroutines an
 // attempt leaves running after Run are waited for, and a check that caught
 // one gets the one finding that says so (afterrun.go).

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // Follow-ups: a job that enqueues more jobs (a webhook delivery that,
@@ -36,6 +38,25 @@ const DefaultLimit = 20
 // the order the queue works them (WorkFollowUps's pending); nil when the
 // check does not work the follow-ups.
 type Listing[A any] func(ctx context.Context) ([]FollowUp[A], error)
+
+// Follow is what WorkFollowUps and its companions say: Pending lists the
+// jobs waiting (twice's pending, its FollowUps converted), Limit bounds how
+// many one scenario works (FollowUpLimit), Before compares the world before
+// they run (CompareBeforeFollowUps).
+type Follow[A any] struct {
+	Pending func(ctx context.Context, db *pgxpool.Pool) ([]FollowUp[A], error)
+	Limit   int
+	Before  bool
+}
+
+// Listing is Pending on db (nil when the check does not work the
+// follow-ups).
+func (f Follow[A]) Listing(db *pgxpool.Pool) Listing[A] {
+	if f.Pending == nil || f.Before {
+		return nil
+	}
+	return func(ctx context.Context) ([]FollowUp[A], error) { return f.Pending(ctx, db) }
+}
 
 // State is what the scenario running knows of its follow-ups. Its
 // methods are called under the checker's lock.

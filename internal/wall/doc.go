@@ -6,6 +6,7 @@
 // sequential scenarios play in under a budget: in rounds, every kind's
 // first scenario before any kind's second (order.go).
 //
-// twice keeps the options (WallBudget, PartialCheck), where the budget is
-// read from (-twice.wall, TWICE_WALL), and hands in its plan's kinds.
+// twice keeps the options (WallBudget, PartialCheck), reads the budget
+// through internal/settings (-twice.wall, TWICE_WALL), and hands in its
+// plan's kinds.
 package wall

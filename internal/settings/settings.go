@@ -1,4 +1,4 @@
-package twice
+package settings
 
 import (
 	"flag"
@@ -19,26 +19,44 @@ var (
 	budgetFlag   = flag.String("twice.budget", "", "how much a check explores: `quick`, default or thorough (-short means quick); env TWICE_BUDGET")
 )
 
-// budgetSetting is the budget named by -twice.budget, else TWICE_BUDGET
+// Budget is the budget named by -twice.budget, else TWICE_BUDGET
 // (with where it came from, for errors), or "" when neither is set.
-func budgetSetting() (name, from string) {
+func Budget() (name, from string) {
 	if *budgetFlag != "" {
 		return *budgetFlag, "-twice.budget"
 	}
 	return os.Getenv("TWICE_BUDGET"), "TWICE_BUDGET"
 }
 
-// shortTests reports whether this is a test binary run with -short.
-func shortTests() bool {
+// Parallel is -twice.parallel, else TWICE_PARALLEL, with where it
+// came from, or "" when neither is set.
+func Parallel() (value, from string) {
+	if *parallelFlag != "" {
+		return *parallelFlag, "-twice.parallel"
+	}
+	return os.Getenv("TWICE_PARALLEL"), "TWICE_PARALLEL"
+}
+
+// Shard is -twice.shard, else TWICE_SHARD, with where it came from.
+func Shard() (value, from string) {
+	if *shardFlag != "" {
+		return *shardFlag, "-twice.shard"
+	}
+	return os.Getenv("TWICE_SHARD"), "TWICE_SHARD"
+}
+
+// Short reports whether this is a test binary run with -short.
+func Short() bool {
 	return testing.Testing() && flag.Parsed() && testing.Short()
 }
 
-// verboseTests reports whether this is a test binary run with -v.
-func verboseTests() bool {
+// Verbose reports whether this is a test binary run with -v.
+func Verbose() bool {
 	return testing.Testing() && flag.Parsed() && testing.Verbose()
 }
 
-func runFlag() string {
+// Run is the token of -twice.run, else TWICE_RUN.
+func Run() string {
 	if *runToken != "" {
 		return *runToken
 	}
