@@ -69,10 +69,7 @@ func (c *checker) runConcurrent(ctx context.Context, ref *ScenarioRun, lanes []*
 }
 
 // concurrentScenario is a concurrent scenario as twice names it.
-func concurrentScenario(s concurrentplay.Scenario) Scenario {
-	kind := map[[2]bool]ScenarioKind{{false, true}: Overlap, {false, false}: Interleaved, {true, true}: DuplicateOverlap, {true, false}: DuplicateInterleaved}[[2]bool{s.Duplicate, s.Overlap}]
-	return Scenario{Kind: kind, Point: s.Point, Label: s.Label, Of: s.Of, Schedule: s.Schedule}
-}
+func concurrentScenario(s concurrentplay.Scenario) Scenario { return scenarioOf(s.Scenario()) }
 
 // playScenario plays one concurrent scenario under the schedule ch, on the
 // database reset to the seeded state as for every scenario.

@@ -7,10 +7,7 @@ import "github.com/twicekit/twicekit/internal/concurrentplay"
 // duplicates play).
 type concurrentPair = concurrentplay.Pair
 
-var (
-	sameJob       = concurrentPair{Jobs: [2]string{job1, job1}, What: "the concurrent scenarios"}
-	duplicateJobs = concurrentPair{Duplicate: true, Jobs: [2]string{job1, job2}, OverlapsOnly: true, What: "the concurrent duplicates"}
-)
+var sameJob, duplicateJobs = concurrentplay.SameJob, concurrentplay.DuplicateJobs
 
 // concurrentOff is what the options switched off of the concurrent
 // scenarios.

@@ -1,7 +1,6 @@
 package twice
 
 import (
-	"fmt"
 	"slices"
 
 	"github.com/twicekit/twicekit/internal/inject"
@@ -46,14 +45,10 @@ func (c *checker) holderName(waiter *inject.Run, pid uint32, app string) string 
 }
 
 // lockWaitProblem says that attempt a was still waiting for a lock after
-// bound, who held it, and what ends such a wait.
+// bound, who held it, and what ends such a wait (sessions.LockWaitText).
 func lockWaitProblem(a AttemptRecord, bound string) Problem {
 	n := len(a.Points)
-	s := fmt.Sprintf("%s was still waiting in PostgreSQL after %s: point %d (%s) waits for a lock held by %s. "+
-		"A lock is released only when its holder's transaction ends: end every transaction on every path (defer tx.Rollback(ctx)), "+
-		"take locks in one transaction on one connection, and give a holder that is only slow more time with twice.AttemptTimeout(d); "+
-		"its connections were cut and its context cancelled",
-		attemptName(a), bound, n, a.Points[n-1].Label, a.LockHolder)
+	s := sessions.LockWaitText(attemptName(a), bound, n, a.Points[n-1].Label, a.LockHolder)
 	return Problem{Kind: ProblemSlow, Attempt: attemptName(a), Text: s}
 }
 

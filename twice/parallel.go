@@ -37,20 +37,11 @@ func Parallel(n int) Option {
 	return optionFunc(func(c *config) { c.parallel = &n })
 }
 
-// parallelSetting is -twice.parallel, else TWICE_PARALLEL, with where it
-// came from, or "" when neither is set.
-func parallelSetting() (value, from string) {
-	if *parallelFlag != "" {
-		return *parallelFlag, "-twice.parallel"
-	}
-	return os.Getenv("TWICE_PARALLEL"), "TWICE_PARALLEL"
-}
-
 // resolveParallel is how many scenarios the check may play at once: the
 // option, else -twice.parallel, else TWICE_PARALLEL ("auto": one per core),
-// else 1 (inorder.Count says why 1).
+// else 1 (inorder.Count says why 1; inorder.Setting).
 func (c *config) resolveParallel() (int, error) {
-	v, from := parallelSetting()
+	v, from := inorder.Setting(*parallelFlag, os.Getenv("TWICE_PARALLEL"))
 	return inorder.Count(c.parallel, v, from, runtime.GOMAXPROCS(0))
 }
 

@@ -99,8 +99,8 @@ type Scenario struct {
 // and seeded.
 type playFunc func(c *checker, ctx context.Context, sr *ScenarioRun, how playArgs) error
 
-// The job IDs a scenario delivers: a duplicate enqueue adds job-2.
-const job1, job2 = scenarios.Job1, scenarios.Job2
+// The job ID a scenario delivers (a duplicate enqueue adds job-2).
+const job1 = scenarios.Job1
 
 // play is how the kind is played (scenarios.Play, through the checker); a
 // kind outside the table has none.

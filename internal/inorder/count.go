@@ -35,3 +35,12 @@ func Count(given *int, value, from string, cores int) (int, error) {
 	}
 	return n, nil
 }
+
+// Setting is the setting Count reads: -twice.parallel (flag), else
+// TWICE_PARALLEL (env), with where it came from, or "" when neither is set.
+func Setting(flag, env string) (value, from string) {
+	if flag != "" {
+		return flag, "-twice.parallel"
+	}
+	return env, "TWICE_PARALLEL"
+}

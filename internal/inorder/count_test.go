@@ -29,3 +29,16 @@ func TestCount(t *testing.T) {
 		}
 	}
 }
+
+// The flag wins over the environment, and each says where it came from.
+func TestSettingPrefersTheFlag(t *testing.T) {
+	for _, c := range []struct{ flag, env, value, from string }{
+		{"4", "2", "4", "-twice.parallel"},
+		{"", "2", "2", "TWICE_PARALLEL"},
+		{"", "", "", "TWICE_PARALLEL"},
+	} {
+		if v, from := Setting(c.flag, c.env); v != c.value || from != c.from {
+			t.Errorf("Setting(%q, %q) = %q, %q; want %q, %q", c.flag, c.env, v, from, c.value, c.from)
+		}
+	}
+}
