@@ -3,6 +3,7 @@ package twice
 import (
 	"github.com/twicekit/twicekit/internal/concurrentplay"
 	"github.com/twicekit/twicekit/internal/sched"
+	"github.com/twicekit/twicekit/internal/sessions"
 )
 
 // interleaving is what the scheduler did in one concurrent scenario.
@@ -10,7 +11,7 @@ type interleaving struct {
 	trace     *sched.Trace
 	isolation IsolationLevel
 	stuck     *sched.StuckError
-	held      map[int]heldLock // the stuck attempts that waited on a lock of one that returned (lockholder.go)
+	held      map[int]sessions.HeldLock // the stuck attempts that waited on a lock of one that returned (lockholder.go)
 }
 
 // stuckNote is the timeline's word for stuck attempt i.

@@ -51,7 +51,3 @@ func lockWaitProblem(a AttemptRecord, bound string) Problem {
 	s := sessions.LockWaitText(attemptName(a), bound, n, a.Points[n-1].Label, a.LockHolder)
 	return Problem{Kind: ProblemSlow, Attempt: attemptName(a), Text: s}
 }
-
-// heldLock is a lock a stuck attempt waited for that the session of an
-// attempt that had returned still held (internal/sessions).
-type heldLock = sessions.HeldLock

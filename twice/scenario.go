@@ -151,7 +151,7 @@ func scenarioOf(s scenarios.Scenario) Scenario {
 // plan lists the scenarios for a reference run with these points
 // (scenarios.Plan). Under the quick and default budgets a long job's crash
 // points are thinned (see thin.KeepPoints); crashes records how many were
-// kept. With Only it keeps the scenario Only names.
+// kept. With Only it keeps the scenario Only names (scenarios.Only).
 func plan(steps []faults.Step, cfg *config, crashes *thin.LeftOut) ([]Scenario, error) {
 	n := len(steps)
 	p := scenarios.Planning{Steps: steps, CrashPoints: thin.KeepPoints(steps, n, 0), LoseReplies: true, BeforeAck: pointsBeforeAck(steps), Redrives: cfg.redrives, DupEnqueueOff: cfg.dupEnqueueOff}
@@ -165,24 +165,19 @@ func plan(steps []faults.Step, cfg *config, crashes *thin.LeftOut) ([]Scenario, 
 		crashes.Budget = b.Name
 	}
 	crashes.Crashes, crashes.CrashPoints = len(p.CrashPoints), n
+	planned := scenarios.Plan(p)
+	if cfg.only != "" { // a concurrent token keeps none: runConcurrent plays it
+		var tokens []string
+		var ok bool
+		if planned, tokens, ok = scenarios.Only(planned, cfg.only); !ok {
+			return nil, unknownOnly(cfg.only, n, len(concurrentPoints(steps)), tokens, cfg)
+		}
+	}
 	var all []Scenario
-	for _, s := range scenarios.Plan(p) {
+	for _, s := range planned {
 		all = append(all, scenarioOf(s))
 	}
-	if cfg.only == "" {
-		return all, nil
-	}
-	if isConcurrentToken(cfg.only) {
-		return nil, nil // runConcurrent plays it
-	}
-	var tokens []string
-	for _, s := range all {
-		if s.Token() == cfg.only {
-			return []Scenario{s}, nil
-		}
-		tokens = append(tokens, s.Token())
-	}
-	return nil, unknownOnly(cfg.only, n, len(concurrentPoints(steps)), tokens, cfg)
+	return all, nil
 }
 
 // isConcurrentToken tells the tokens of concurrent scenarios from the
