@@ -4,9 +4,11 @@ import (
 	"cmp"
 	"context"
 
+	"github.com/twicekit/twicekit/faults"
 	"github.com/twicekit/twicekit/internal/concurrentplay"
 	"github.com/twicekit/twicekit/internal/inject"
 	"github.com/twicekit/twicekit/internal/sched"
+	"github.com/twicekit/twicekit/internal/sessions"
 )
 
 // concurrency is what the concurrent scenarios of a check share: a worker
@@ -168,4 +170,40 @@ func (c *checker) playConcurrent(ctx context.Context, sr *ScenarioRun, jobs [2]s
 		Add:       func(p Problem) { sr.Problems = append(sr.Problems, p) },
 		Redeliver: func(rec AttemptRecord) bool { return c.deliverOn(ctx, sr, k.workers[0], rec.JobID, delivery{}) },
 	}.Run(ctx)
+}
+
+// implicitTxOff switches off playing autocommit statements as their
+// implicit transactions in the concurrent scenarios (export_test.go).
+var implicitTxOff = &concurrentplay.ImplicitTxOff
+
+// concurrentPoints is what one attempt of a concurrent scenario goes
+// through, from the reference run's points before the ack
+// (concurrentplay.Points).
+func concurrentPoints(ref []faults.Step) []faults.Step {
+	return concurrentplay.Points(ref[:pointsBeforeAck(ref)])
+}
+
+// interleaving is what the scheduler did in one concurrent scenario.
+type interleaving struct {
+	trace     *sched.Trace
+	isolation IsolationLevel
+	stuck     *sched.StuckError
+	held      map[int]sessions.HeldLock // the stuck attempts that waited on a lock of one that returned (lockholder.go)
+}
+
+// stuckNote is the timeline's word for stuck attempt i.
+func (it *interleaving) stuckNote(i int) string {
+	return concurrentplay.StuckNote(it.held, it.stuck, i)
+}
+
+// Timeline returns the timeline of the scenario with this token among those
+// that ran, whether or not it broke a promise (a passing interleaving can be
+// worth reading too); false when no such scenario ran.
+func (r *Report) Timeline(token string) (string, bool) {
+	for _, sr := range r.Scenarios {
+		if sr.Scenario.Token() == token {
+			return timeline(sr), true
+		}
+	}
+	return "", false
 }
