@@ -41,7 +41,7 @@ func (c *checker) runConcurrent(ctx context.Context, ref *ScenarioRun, lanes []*
 		Only:          only,
 		OnlyDuplicate: isDuplicateToken(only),
 
-		Pairs: [2]concurrentPair{sameJob, duplicateJobs},
+		Pairs: [2]concurrentplay.Pair{sameJob, duplicateJobs},
 		Off:   c.cfg.concurrentOff(),
 
 		Budget: func(n int) (int, sched.Budget, error) {

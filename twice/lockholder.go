@@ -7,11 +7,8 @@ import (
 	"github.com/twicekit/twicekit/internal/sessions"
 )
 
-// When an attempt runs past AttemptTimeout with its statement waiting for a
-// lock in PostgreSQL, the report names the holder (internal/sessions): an
-// attempt of the scenario, the attempt itself on another of its
-// connections, or a session the check did not open. The text carries no
-// PID, so it is the same run after run.
+// A lock an attempt waits for past AttemptTimeout is named after its holder
+// by internal/sessions, with no PID.
 
 // ranAttempt is an attempt started in the current scenario, for naming a
 // lock's holder: its name, its run (whose points record their backends) and
