@@ -4,9 +4,11 @@ import (
 	"cmp"
 	"context"
 
+	"github.com/twicekit/twicekit/faults"
 	"github.com/twicekit/twicekit/internal/concurrentplay"
 	"github.com/twicekit/twicekit/internal/inject"
 	"github.com/twicekit/twicekit/internal/sched"
+	"github.com/twicekit/twicekit/internal/sessions"
 )
 
 // concurrency is what the concurrent scenarios of a check share: a worker
@@ -39,7 +41,7 @@ func (c *checker) runConcurrent(ctx context.Context, ref *ScenarioRun, lanes []*
 		Only:          only,
 		OnlyDuplicate: isDuplicateToken(only),
 
-		Pairs: [2]concurrentPair{sameJob, duplicateJobs},
+		Pairs: [2]concurrentplay.Pair{sameJob, duplicateJobs},
 		Off:   c.cfg.concurrentOff(),
 
 		Budget: func(n int) (int, sched.Budget, error) {
@@ -69,10 +71,7 @@ func (c *checker) runConcurrent(ctx context.Context, ref *ScenarioRun, lanes []*
 }
 
 // concurrentScenario is a concurrent scenario as twice names it.
-func concurrentScenario(s concurrentplay.Scenario) Scenario {
-	kind := map[[2]bool]ScenarioKind{{false, true}: Overlap, {false, false}: Interleaved, {true, true}: DuplicateOverlap, {true, false}: DuplicateInterleaved}[[2]bool{s.Duplicate, s.Overlap}]
-	return Scenario{Kind: kind, Point: s.Point, Label: s.Label, Of: s.Of, Schedule: s.Schedule}
-}
+func concurrentScenario(s concurrentplay.Scenario) Scenario { return scenarioOf(s.Scenario()) }
 
 // playScenario plays one concurrent scenario under the schedule ch, on the
 // database reset to the seeded state as for every scenario.
@@ -171,4 +170,40 @@ func (c *checker) playConcurrent(ctx context.Context, sr *ScenarioRun, jobs [2]s
 		Add:       func(p Problem) { sr.Problems = append(sr.Problems, p) },
 		Redeliver: func(rec AttemptRecord) bool { return c.deliverOn(ctx, sr, k.workers[0], rec.JobID, delivery{}) },
 	}.Run(ctx)
+}
+
+// implicitTxOff switches off playing autocommit statements as their
+// implicit transactions in the concurrent scenarios (export_test.go).
+var implicitTxOff = &concurrentplay.ImplicitTxOff
+
+// concurrentPoints is what one attempt of a concurrent scenario goes
+// through, from the reference run's points before the ack
+// (concurrentplay.Points).
+func concurrentPoints(ref []faults.Step) []faults.Step {
+	return concurrentplay.Points(ref[:pointsBeforeAck(ref)])
+}
+
+// interleaving is what the scheduler did in one concurrent scenario.
+type interleaving struct {
+	trace     *sched.Trace
+	isolation IsolationLevel
+	stuck     *sched.StuckError
+	held      map[int]sessions.HeldLock // the stuck attempts that waited on a lock of one that returned (lockholder.go)
+}
+
+// stuckNote is the timeline's word for stuck attempt i.
+func (it *interleaving) stuckNote(i int) string {
+	return concurrentplay.StuckNote(it.held, it.stuck, i)
+}
+
+// Timeline returns the timeline of the scenario with this token among those
+// that ran, whether or not it broke a promise (a passing interleaving can be
+// worth reading too); false when no such scenario ran.
+func (r *Report) Timeline(token string) (string, bool) {
+	for _, sr := range r.Scenarios {
+		if sr.Scenario.Token() == token {
+			return timeline(sr), true
+		}
+	}
+	return "", false
 }

@@ -2,15 +2,9 @@ package twice
 
 import "github.com/twicekit/twicekit/internal/concurrentplay"
 
-// concurrentPair is which two deliveries a family of concurrent scenarios
-// runs at once (internal/concurrentplay, which says when the concurrent
-// duplicates play).
-type concurrentPair = concurrentplay.Pair
-
-var (
-	sameJob       = concurrentPair{Jobs: [2]string{job1, job1}, What: "the concurrent scenarios"}
-	duplicateJobs = concurrentPair{Duplicate: true, Jobs: [2]string{job1, job2}, OverlapsOnly: true, What: "the concurrent duplicates"}
-)
+// The pairs of deliveries a family of concurrent scenarios runs at once
+// (internal/concurrentplay, which says when the concurrent duplicates play).
+var sameJob, duplicateJobs = concurrentplay.SameJob, concurrentplay.DuplicateJobs
 
 // concurrentOff is what the options switched off of the concurrent
 // scenarios.
@@ -20,7 +14,7 @@ func (c *config) concurrentOff() concurrentplay.Off {
 
 // pairOff says why the check does not play a pair's scenarios ("": it
 // plays them).
-func (c *config) pairOff(p concurrentPair) string { return c.concurrentOff().Pair(p) }
+func (c *config) pairOff(p concurrentplay.Pair) string { return c.concurrentOff().Pair(p) }
 
 // WithoutOverlappingDeliveries switches off the concurrent scenarios of one
 // job ID (the overlaps and interleavings of two deliveries of the same

@@ -1,18 +1,14 @@
 package twice
 
 import (
-	"fmt"
 	"slices"
 
 	"github.com/twicekit/twicekit/internal/inject"
 	"github.com/twicekit/twicekit/internal/sessions"
 )
 
-// When an attempt runs past AttemptTimeout with its statement waiting for a
-// lock in PostgreSQL, the report names the holder (internal/sessions): an
-// attempt of the scenario, the attempt itself on another of its
-// connections, or a session the check did not open. The text carries no
-// PID, so it is the same run after run.
+// A lock an attempt waits for past AttemptTimeout is named after its holder
+// by internal/sessions, with no PID.
 
 // ranAttempt is an attempt started in the current scenario, for naming a
 // lock's holder: its name, its run (whose points record their backends) and
@@ -46,17 +42,9 @@ func (c *checker) holderName(waiter *inject.Run, pid uint32, app string) string 
 }
 
 // lockWaitProblem says that attempt a was still waiting for a lock after
-// bound, who held it, and what ends such a wait.
+// bound, who held it, and what ends such a wait (sessions.LockWaitText).
 func lockWaitProblem(a AttemptRecord, bound string) Problem {
 	n := len(a.Points)
-	s := fmt.Sprintf("%s was still waiting in PostgreSQL after %s: point %d (%s) waits for a lock held by %s. "+
-		"A lock is released only when its holder's transaction ends: end every transaction on every path (defer tx.Rollback(ctx)), "+
-		"take locks in one transaction on one connection, and give a holder that is only slow more time with twice.AttemptTimeout(d); "+
-		"its connections were cut and its context cancelled",
-		attemptName(a), bound, n, a.Points[n-1].Label, a.LockHolder)
+	s := sessions.LockWaitText(attemptName(a), bound, n, a.Points[n-1].Label, a.LockHolder)
 	return Problem{Kind: ProblemSlow, Attempt: attemptName(a), Text: s}
 }
-
-// heldLock is a lock a stuck attempt waited for that the session of an
-// attempt that had returned still held (internal/sessions).
-type heldLock = sessions.HeldLock

@@ -12,16 +12,6 @@ import (
 	"github.com/twicekit/twicekit/pgfixture"
 )
 
-// Scenarios in parallel. A check plays its reference runs on its own
-// database, then its other scenarios on lanes: the check's own database and
-// workers, and up to N-1 more, each a clone of the same template with its
-// own workers, effect log, clock and provider. Lanes take the scenarios in
-// plan order and the report takes them in plan order, never in the order
-// they finish, so the report is the same whatever N is. The overlaps and
-// the sampled interleavings play on the lanes too (concurrent.go); an
-// enumeration of every interleaving stays on the check's own database, one
-// after another: it picks the next interleaving from the last one.
-
 // Parallel plays up to n scenarios of the check at once, each on a
 // database of its own cloned from the same template (default 1: one after
 // another; -twice.parallel, TWICE_PARALLEL). The report is the same,
@@ -39,7 +29,7 @@ func Parallel(n int) Option {
 
 // resolveParallel is how many scenarios the check may play at once: the
 // option, else -twice.parallel, else TWICE_PARALLEL ("auto": one per core),
-// else 1 (inorder.Count says why 1).
+// else 1 (inorder.Count says why 1; internal/settings reads the flag and the environment).
 func (c *config) resolveParallel() (int, error) {
 	v, from := settings.Parallel()
 	return inorder.Count(c.parallel, v, from, runtime.GOMAXPROCS(0))

@@ -2,7 +2,6 @@ package twice
 
 import (
 	"slices"
-	"strings"
 	"time"
 
 	"pgregory.net/rapid"
@@ -29,19 +28,12 @@ func rapidOptions(tb TB) []Option {
 // failureText is the report as a test failure prints it; under rapid its
 // replay line names rapid's seed and keeps the scenario's token, and the
 // failure rapid prints last says when its shrinking stopped at its time
-// limit (started is when the check began).
+// limit (started is when the check began; scenarios.FailureText).
 func failureText(tb TB, rep *Report, started time.Time) string {
-	text := rep.String()
 	rt, ok := tb.(*rapid.T)
 	if !ok || rep.Err != nil || len(rep.Findings) == 0 {
-		return text
+		return rep.String()
 	}
 	tok := rep.Findings[0].Token
-	old := "\nreplay: " + replayLine(rep.testName, tok) + "\n"
-	text = strings.Replace(text+"\n", old, "\nreplay: "+scenarios.RapidReplayLine(replayLine(rep.testName, tok), tok, slices.Contains(rep.drawn, tok))+"\n", 1)
-	text = strings.TrimSuffix(text, "\n")
-	if note := scenarios.ShrinkNote(rt, started); note != "" {
-		text += "\n" + note
-	}
-	return text
+	return scenarios.FailureText(rt, rep.String(), replayLine(rep.testName, tok), tok, slices.Contains(rep.drawn, tok), started)
 }

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/twicekit/twicekit/faults"
-	"github.com/twicekit/twicekit/internal/inject"
 	"github.com/twicekit/twicekit/internal/scenarios"
 	"github.com/twicekit/twicekit/internal/thin"
 )
@@ -100,74 +99,31 @@ type Scenario struct {
 // and seeded.
 type playFunc func(c *checker, ctx context.Context, sr *ScenarioRun, how playArgs) error
 
-// kinds says how every scenario kind is played, the kinds in the order of
-// internal/scenarios, which describes the rest of each (its name, token,
-// words and how it is planned).
-var kinds = [...]playFunc{
-	Once: func(c *checker, ctx context.Context, sr *ScenarioRun, how playArgs) error {
-		c.deliverReference(ctx, sr, how.wait)
-		return nil
-	},
-	AckLost: func(c *checker, ctx context.Context, sr *ScenarioRun, _ playArgs) error {
-		if c.deliverLosingAck(ctx, sr, job1) {
-			c.deliver(ctx, sr, job1, delivery{})
-		}
-		return nil
-	},
-	CrashBefore: func(c *checker, ctx context.Context, sr *ScenarioRun, _ playArgs) error {
-		c.deliver(ctx, sr, job1, delivery{fault: inject.Plan{CrashBefore: sr.Scenario.Point}})
-		return nil
-	},
-	CrashAfterLast: func(c *checker, ctx context.Context, sr *ScenarioRun, _ playArgs) error {
-		c.deliver(ctx, sr, job1, delivery{crashAfterReturn: true})
-		return nil
-	},
-	DuplicateEnqueue: func(c *checker, ctx context.Context, sr *ScenarioRun, _ playArgs) error {
-		if c.deliver(ctx, sr, job1, delivery{}) {
-			c.deliver(ctx, sr, job2, delivery{})
-		}
-		return nil
-	},
-	CrashAfterApply: func(c *checker, ctx context.Context, sr *ScenarioRun, _ playArgs) error {
-		c.deliver(ctx, sr, job1, delivery{fault: inject.Plan{CrashAfter: sr.Scenario.Point}})
-		return nil
-	},
-	ReplyLost: func(c *checker, ctx context.Context, sr *ScenarioRun, _ playArgs) error {
-		c.deliver(ctx, sr, job1, delivery{fault: inject.Plan{LoseReply: sr.Scenario.Point}})
-		return nil
-	},
-	Redrive: func(c *checker, ctx context.Context, sr *ScenarioRun, _ playArgs) error {
-		s := sr.Scenario
-		c.deliver(ctx, sr, job1, delivery{fault: inject.Plan{CrashAfter: s.Point}, redriveAfter: s.After})
-		return nil
-	},
-	Interleaved:          playConcurrentKind,
-	Overlap:              playConcurrentKind,
-	DuplicateOverlap:     playDuplicateKind,
-	DuplicateInterleaved: playDuplicateKind,
-	StatementReplyLost: func(c *checker, ctx context.Context, sr *ScenarioRun, _ playArgs) error {
-		c.deliver(ctx, sr, job1, delivery{fault: inject.Plan{LoseReply: sr.Scenario.Point}})
-		return nil
-	},
-}
+// The job ID a scenario delivers (a duplicate enqueue adds job-2).
+const job1 = scenarios.Job1
 
-// The job IDs a scenario delivers: a duplicate enqueue adds job-2.
-const job1, job2 = "job-1", "job-2"
-
-func playConcurrentKind(c *checker, ctx context.Context, sr *ScenarioRun, how playArgs) error {
-	return c.playConcurrent(ctx, sr, sameJob.Jobs, how.chooser)
-}
-
-func playDuplicateKind(c *checker, ctx context.Context, sr *ScenarioRun, how playArgs) error {
-	return c.playConcurrent(ctx, sr, duplicateJobs.Jobs, how.chooser)
-}
-
-// play is how the kind is played; a kind outside the table has none.
+// play is how the kind is played (scenarios.Play, through the checker); a
+// kind outside the table has none.
 func (k ScenarioKind) play() (playFunc, bool) {
-	if k < 0 || int(k) >= len(kinds) || kinds[k] == nil {
+	if !scenarios.Kind(k).Playable() {
 		return nil, false
 	}
-	return kinds[k], true
+	return func(c *checker, ctx context.Context, sr *ScenarioRun, how playArgs) error {
+		return scenarios.Play(scenarios.Player{
+			Reference: func() { c.deliverReference(ctx, sr, how.wait) },
+			LosingAck: func(job string) bool { return c.deliverLosingAck(ctx, sr, job) },
+			Deliver: func(job string, d scenarios.Delivery) bool {
+				return c.deliver(ctx, sr, job, delivery{fault: d.Fault, crashAfterReturn: d.CrashAfterReturn, redriveAfter: d.RedriveAfter})
+			},
+			Concurrent: func(duplicate bool) error {
+				pair := sameJob
+				if duplicate {
+					pair = duplicateJobs
+				}
+				return c.playConcurrent(ctx, sr, pair.Jobs, how.chooser)
+			},
+		}, sr.Scenario.internal())
+	}, true
 }
 
 // String is the kind's name as the JSON report writes it ("crash-before").
@@ -195,7 +151,7 @@ func scenarioOf(s scenarios.Scenario) Scenario {
 // plan lists the scenarios for a reference run with these points
 // (scenarios.Plan). Under the quick and default budgets a long job's crash
 // points are thinned (see thin.KeepPoints); crashes records how many were
-// kept. With Only it keeps the scenario Only names.
+// kept. With Only it keeps the scenario Only names (scenarios.Only).
 func plan(steps []faults.Step, cfg *config, crashes *thin.LeftOut) ([]Scenario, error) {
 	n := len(steps)
 	p := scenarios.Planning{Steps: steps, CrashPoints: thin.KeepPoints(steps, n, 0), LoseReplies: true, BeforeAck: pointsBeforeAck(steps), Redrives: cfg.redrives, DupEnqueueOff: cfg.dupEnqueueOff}
@@ -209,24 +165,19 @@ func plan(steps []faults.Step, cfg *config, crashes *thin.LeftOut) ([]Scenario, 
 		crashes.Budget = b.Name
 	}
 	crashes.Crashes, crashes.CrashPoints = len(p.CrashPoints), n
+	planned := scenarios.Plan(p)
+	if cfg.only != "" { // a concurrent token keeps none: runConcurrent plays it
+		var tokens []string
+		var ok bool
+		if planned, tokens, ok = scenarios.Only(planned, cfg.only); !ok {
+			return nil, unknownOnly(cfg.only, n, len(concurrentPoints(steps)), tokens, cfg)
+		}
+	}
 	var all []Scenario
-	for _, s := range scenarios.Plan(p) {
+	for _, s := range planned {
 		all = append(all, scenarioOf(s))
 	}
-	if cfg.only == "" {
-		return all, nil
-	}
-	if isConcurrentToken(cfg.only) {
-		return nil, nil // runConcurrent plays it
-	}
-	var tokens []string
-	for _, s := range all {
-		if s.Token() == cfg.only {
-			return []Scenario{s}, nil
-		}
-		tokens = append(tokens, s.Token())
-	}
-	return nil, unknownOnly(cfg.only, n, len(concurrentPoints(steps)), tokens, cfg)
+	return all, nil
 }
 
 // isConcurrentToken tells the tokens of concurrent scenarios from the

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/twicekit/twicekit/faults"
+	"github.com/twicekit/twicekit/internal/scenarios"
 	"github.com/twicekit/twicekit/internal/sched"
 )
 
@@ -119,5 +120,24 @@ func TestWorkers(t *testing.T) {
 	}
 	if WorkersNeeded(false, true) != 1 || WorkersNeeded(true, true) != 2 || WorkersNeeded(true, false) != 3 {
 		t.Error("workers needed")
+	}
+}
+
+// A concurrent scenario's kind is internal/scenarios' from whether it is a
+// duplicate and an overlap, and its token reads back as the same scenario.
+func TestScenarioKinds(t *testing.T) {
+	for s, kind := range map[Scenario]scenarios.Kind{
+		{Overlap: true, Point: 2, Label: "SELECT 1", Of: 3}: scenarios.Overlap,
+		{Schedule: "A2B", Of: 3}:                            scenarios.Interleaved,
+		{Duplicate: true, Overlap: true, Point: 1, Of: 3}:   scenarios.DuplicateOverlap,
+		{Duplicate: true, Schedule: "AB", Of: 3}:            scenarios.DuplicateInterleaved,
+	} {
+		got := s.Scenario()
+		if got.Kind != kind || got.Point != s.Point || got.Label != s.Label || got.Of != s.Of || got.Schedule != s.Schedule {
+			t.Errorf("%+v: Scenario() = %+v, want kind %s", s, got, kind)
+		}
+	}
+	if SameJob.Duplicate || SameJob.Jobs != [2]string{"job-1", "job-1"} || !DuplicateJobs.Duplicate || DuplicateJobs.Jobs != [2]string{"job-1", "job-2"} {
+		t.Errorf("the pairs: %+v, %+v", SameJob, DuplicateJobs)
 	}
 }

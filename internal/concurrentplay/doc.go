@@ -2,13 +2,15 @@
 // deliveries at once under the lock-aware scheduler (internal/sched).
 //
 // It owns which two deliveries a family of concurrent scenarios runs at
-// once (Pair): one job ID delivered twice, or the two copies of a
-// duplicate enqueue under two job IDs, and whether the check plays each.
+// once (Pair, SameJob, DuplicateJobs): one job ID delivered twice, or the
+// two copies of a duplicate enqueue under two job IDs, and whether the
+// check plays each.
 // It owns the concurrent points of an attempt: after every autocommit
 // statement comes the point at which its implicit transaction commits,
 // where the other attempt may run too (points.go).
 // It turns a concurrent scenario's replay token into the scenario and its
-// schedule (token.go).
+// schedule, and says the scenario's kind as internal/scenarios names it
+// (token.go).
 // It plays a check's concurrent scenarios in order, pair after pair, with
 // room kept in the wall budget for the pairs still to come, each pair
 // through internal/explore (run.go).

@@ -1,6 +1,10 @@
 package concurrentplay
 
-import "cmp"
+import (
+	"cmp"
+
+	"github.com/twicekit/twicekit/internal/scenarios"
+)
 
 // Concurrent duplicates: a producer that retried an insert that had worked
 // leaves two copies of the job, under two job IDs, and a queue that runs
@@ -32,6 +36,13 @@ type Pair struct {
 	OverlapsOnly bool
 	What         string // its name in errors
 }
+
+// The pairs: one job ID delivered twice, and the two copies of a duplicate
+// enqueue.
+var (
+	SameJob       = Pair{Jobs: [2]string{scenarios.Job1, scenarios.Job1}, What: "the concurrent scenarios"}
+	DuplicateJobs = Pair{Duplicate: true, Jobs: [2]string{scenarios.Job1, scenarios.Job2}, OverlapsOnly: true, What: "the concurrent duplicates"}
+)
 
 // Kinds is how many kinds of concurrent scenarios the pair plays for a job
 // of n concurrent points: its overlaps (when n > 1) and its interleavings

@@ -7,6 +7,7 @@ import (
 
 	"github.com/twicekit/twicekit/faults"
 	"github.com/twicekit/twicekit/internal/reportfmt"
+	"github.com/twicekit/twicekit/internal/scenarios"
 	"github.com/twicekit/twicekit/internal/sched"
 )
 
@@ -18,6 +19,13 @@ type Scenario struct {
 	Label     string // the label of an overlap's point
 	Of        int    // the concurrent points of each attempt
 	Schedule  string // an interleaving's token, when given
+}
+
+// Scenario is the scenario as internal/scenarios describes it (twice's
+// Scenario): its kind from whether it is a duplicate and an overlap.
+func (s Scenario) Scenario() scenarios.Scenario {
+	kind := map[[2]bool]scenarios.Kind{{false, true}: scenarios.Overlap, {false, false}: scenarios.Interleaved, {true, true}: scenarios.DuplicateOverlap, {true, false}: scenarios.DuplicateInterleaved}[[2]bool{s.Duplicate, s.Overlap}]
+	return scenarios.Scenario{Kind: kind, Point: s.Point, Label: s.Label, Of: s.Of, Schedule: s.Schedule}
 }
 
 // ParseToken turns a replay token into its scenario and schedule. Its

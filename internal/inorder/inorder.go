@@ -11,9 +11,20 @@
 // It says how many lanes a check plays on, from the option or the setting
 // (count.go). It makes the lanes, fewer when there is no room for more, on
 // a goroutine of its own while the check goes on, and hands over the
-// extra ones once waited for (start.go). twice keeps the option (Parallel),
-// where the setting is read from (-twice.parallel, TWICE_PARALLEL) and how
-// one lane is made.
+// extra ones once waited for (start.go). twice keeps the option (Parallel)
+// and how one lane is made; internal/settings reads the setting
+// (-twice.parallel, else TWICE_PARALLEL).
+//
+// Scenarios in parallel, as twice plays them: a check plays its reference
+// runs on its own database, then its other scenarios on lanes: the check's
+// own database and workers, and up to N-1 more, each a clone of the same
+// template with its own workers, effect log, clock and provider. Lanes take
+// the scenarios in plan order and the report takes them in plan order,
+// never in the order they finish, so the report is the same whatever N is.
+// The overlaps and the sampled interleavings play on the lanes too
+// (internal/explore); an enumeration of every interleaving stays on the
+// check's own database, one after another: it picks the next interleaving
+// from the last one.
 package inorder
 
 import "sync"

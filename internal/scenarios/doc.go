@@ -9,10 +9,13 @@
 // error that lists a job's tokens when -twice.run names none of them
 // (token.go). Draw draws a rapid check's scenarios, RapidReplayLine is a
 // failure's replay line under rapid, and ShrinkNote says when rapid's
-// shrinking stopped at its time limit (rapid.go).
+// shrinking stopped at its time limit (rapid.go). The table plays says how
+// each kind is played: which deliveries of job-1 and job-2 with which
+// fault, or two attempts at once, through a Player of twice's callbacks
+// (play.go).
 //
 // twice keeps the public ScenarioKind and Scenario and converts them at the
-// boundary. It keeps how each kind is played (its own table, which needs
-// the checker), the budgets, the points thin.KeepPoints keeps, and which
-// concurrent scenarios a check plays.
+// boundary. It keeps the checker that delivers a job, the budgets, the
+// points thin.KeepPoints keeps, and which concurrent scenarios a check
+// plays.
 package scenarios

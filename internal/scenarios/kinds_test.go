@@ -72,3 +72,19 @@ func TestTokensThatAreNotScenarios(t *testing.T) {
 		}
 	}
 }
+
+// Every kind is played: the table of plays lists the kinds the table kinds
+// describes.
+func TestEveryKindIsPlayed(t *testing.T) {
+	if len(plays) != NumKinds {
+		t.Fatalf("the plays table plays %d kinds, the kinds table describes %d", len(plays), NumKinds)
+	}
+	for k := range plays {
+		if !Kind(k).Playable() {
+			t.Errorf("kind %d: the table lacks its play", k)
+		}
+	}
+	if Kind(len(plays)).Playable() || Kind(-1).Playable() {
+		t.Error("a kind outside the table is playable")
+	}
+}

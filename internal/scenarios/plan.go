@@ -46,3 +46,20 @@ func Plan(p Planning) []Scenario {
 	}
 	return all
 }
+
+// Only is what the check plays of all, the scenarios Plan listed, when
+// -twice.run or Only names a token: none when it is a concurrent token
+// (those play apart), else the scenario it names. ok is false when it names
+// none, and tokens then lists all's tokens, for UnknownOnly.
+func Only(all []Scenario, only string) (kept []Scenario, tokens []string, ok bool) {
+	if IsConcurrentToken(only) {
+		return nil, nil, true
+	}
+	for _, s := range all {
+		if s.Token() == only {
+			return []Scenario{s}, nil, true
+		}
+		tokens = append(tokens, s.Token())
+	}
+	return nil, tokens, false
+}

@@ -71,6 +71,21 @@ func RapidReplayLine(cmd, token string, drawn bool) string {
 		"  " + which + "; add -twice.run=" + token + " to run only it on the same inputs."
 }
 
+// FailureText is a check's failure (text, its report) as a test under rapid
+// prints it: its replay line (replay, of the first finding's token, which
+// rapid drew or not) names rapid's seed and keeps the token, and the
+// failure rapid prints last says when its shrinking stopped at its time
+// limit (ShrinkNote; started is when the check began).
+func FailureText(rt *rapid.T, text, replay, token string, drawn bool, started time.Time) string {
+	old := "\nreplay: " + replay + "\n"
+	text = strings.Replace(text+"\n", old, "\nreplay: "+RapidReplayLine(replay, token, drawn)+"\n", 1)
+	text = strings.TrimSuffix(text, "\n")
+	if note := ShrinkNote(rt, started); note != "" {
+		text += "\n" + note
+	}
+	return text
+}
+
 // rapid shrinks a failing case for at most -rapid.shrinktime (30 s by
 // default), then prints the smallest failing case it has, without saying
 // that it stopped there. A check is slow next to rapid's usual

@@ -7,7 +7,9 @@
 // another of its connections, or a session the check did not open; and it
 // describes a lock that the session of an attempt that returned still
 // holds (locks.go). The names carry no PID, so a report is the same run
-// after run.
+// after run. It says, in the report's words, that an attempt still waited
+// for a lock after its timeout, who held it and what ends such a wait
+// (words.go).
 //
 // It names the check's own sessions (WorkerName, OwnNames) and finds the
 // others on the check's database: looked at until two looks agree,

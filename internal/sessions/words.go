@@ -50,3 +50,14 @@ func tableList(tables []string) string {
 	}
 	return "tables " + strings.Join(tables, ", ")
 }
+
+// LockWaitText says that attempt (its name) was still waiting for a lock
+// after bound at its point n (label), who held it (holder), and what ends
+// such a wait.
+func LockWaitText(attempt, bound string, n int, label, holder string) string {
+	return fmt.Sprintf("%s was still waiting in PostgreSQL after %s: point %d (%s) waits for a lock held by %s. "+
+		"A lock is released only when its holder's transaction ends: end every transaction on every path (defer tx.Rollback(ctx)), "+
+		"take locks in one transaction on one connection, and give a holder that is only slow more time with twice.AttemptTimeout(d); "+
+		"its connections were cut and its context cancelled",
+		attempt, bound, n, label, holder)
+}
