@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"context"
 	"time"
+
+	"github.com/twicekit/twicekit/internal/report"
 )
 
 // TB is the part of a test that the assertions use; *testing.T, *testing.B
@@ -55,13 +57,13 @@ func assertWatched(tb TB, fail func(string, ...any), job Job, opts []Option, w w
 	rep := Check(ctx, job, opts...)
 	stop()
 	if pub.Verbose {
-		logProviderOnce(tb)
+		report.LogProviderOnce(tb.Logf)
 	}
 	if rep.parallelNote != "" && pub.Verbose {
 		tb.Logf("%s", rep.parallelNote)
 	}
 	if len(rep.Varying) > 0 && pub.Verbose {
-		tb.Logf("%s", varyingLine(rep))
+		tb.Logf("%s", report.VaryingLine(rep.Job, rep.Varying))
 	}
 	if rep.KeptDatabase != "" {
 		tb.Logf("twice: kept the check's database for inspection: %s%s", rep.KeptDatabase, rep.keptNote)

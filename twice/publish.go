@@ -4,7 +4,6 @@ import (
 	"flag"
 
 	"github.com/twicekit/twicekit/internal/report"
-	"github.com/twicekit/twicekit/internal/reportfmt"
 )
 
 var reportDirFlag = flag.String("twice.report", "", "write every check's JSON report (and a Markdown report of each failed one) into this `directory`; env TWICE_REPORT_DIR")
@@ -41,21 +40,9 @@ func callSite() (string, int) { return report.CallSite("github.com/twicekit/twic
 // under go test -v.
 func (r *Report) Coverage() string {
 	c := report.Coverage{Job: r.Job, Covered: r.coveredN, InterleavingsOff: r.concurrencyOff != "" || r.overlapsOff != "", Isolation: r.options.Isolation}
-	for _, s := range r.Scenarios {
-		c.Kinds = append(c.Kinds, s.Scenario.Kind.String())
-	}
+	c.Kinds = report.Map(r.Scenarios, func(s *ScenarioRun) string { return s.Scenario.Kind.String() })
 	if r.Reference != nil && len(r.Reference.Attempts) > 0 {
 		c.Reference, c.Points = true, len(concurrentPoints(r.Reference.Attempts[0].Points))
 	}
 	return c.Line()
 }
-
-func countText(n int64) string { return reportfmt.CountText(n) }
-
-// packageReportDir is where this test binary's reports go under the report
-// directory (report.PackageReportDir).
-func packageReportDir(dir string) string { return report.PackageReportDir(dir) }
-
-// logProviderOnce says once per test binary under go test -v which
-// PostgreSQL the checks run on (internal/report).
-func logProviderOnce(tb TB) { report.LogProviderOnce(tb.Logf) }

@@ -131,8 +131,8 @@ func TestReportsGoUnderThePackagesDirectory(t *testing.T) {
 	require.NoError(t, err)
 	root := filepath.Dir(cwd) // this package is twice/, at the module's root
 	require.FileExists(t, filepath.Join(root, "go.mod"))
-	require.Equal(t, filepath.Join(root, "out", "twice"), packageReportDir("out"))
-	require.Equal(t, filepath.Join("/var/reports", "twice"), packageReportDir("/var/reports"))
+	require.Equal(t, filepath.Join(root, "out", "twice"), report.PackageReportDir("out"))
+	require.Equal(t, filepath.Join("/var/reports", "twice"), report.PackageReportDir("/var/reports"))
 }
 
 // TestALongJobNamePassesUnderTheReportDirectory: a passing job with a

@@ -73,11 +73,7 @@ func (r *Report) partialText() string { return r.left().PartialText(r.Job, len(r
 
 // Tokens lists the scenarios that ran, in order.
 func (r *Report) Tokens() []string {
-	var t []string
-	for _, s := range r.Scenarios {
-		t = append(t, s.Scenario.Token())
-	}
-	return t
+	return report.Map(r.Scenarios, (*ScenarioRun).Token)
 }
 
 // String is the report as a test failure prints it: the first finding in
@@ -86,9 +82,6 @@ func (r *Report) Tokens() []string {
 func (r *Report) String() string { return reportfmt.Text(r.text()) }
 
 func (r *Report) text() string { return report.Text(r.finished(false)) }
-
-// notChecked names the scenarios the check was told to skip, and why.
-func (r *Report) notChecked() string { return r.left().NotChecked() }
 
 // left is what the check left out, as internal/report words it.
 func (r *Report) left() report.Left {

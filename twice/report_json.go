@@ -119,8 +119,9 @@ type JSONMismatch struct {
 func optionsOf(cfg *config) JSONOptions {
 	o := JSONOptions{
 		Isolation:        cfg.conc.isolation.String(),
-		DuplicateEnqueue: "checked",
-		Concurrency:      "checked",
+		DuplicateEnqueue: cmp.Or(cfg.dupEnqueueOff, "checked"),
+		Concurrency:      cmp.Or(cfg.pairOff(sameJob), "checked"),
+		LateRedrives:     report.Map(cfg.redrives, shortDuration),
 		MaxDeliveries:    cfg.maxDeliveries,
 		AttemptTimeout:   cfg.attemptTimeout.String(),
 		Only:             cfg.only,
@@ -129,15 +130,6 @@ func optionsOf(cfg *config) JSONOptions {
 	}
 	if b, err := cfg.conc.resolveBudget(); err == nil {
 		o.Budget = b.Name
-	}
-	if cfg.dupEnqueueOff != "" {
-		o.DuplicateEnqueue = cfg.dupEnqueueOff
-	}
-	if why := cfg.pairOff(sameJob); why != "" {
-		o.Concurrency = why
-	}
-	for _, d := range cfg.redrives {
-		o.LateRedrives = append(o.LateRedrives, shortDuration(d))
 	}
 	if cfg.periodicOn() {
 		o.Periodic = shortDuration(cfg.nextRun(cfg.start).Sub(cfg.start))

@@ -1,10 +1,6 @@
 package twice
 
-import (
-	"os"
-
-	"github.com/twicekit/twicekit/internal/shard"
-)
+import "github.com/twicekit/twicekit/internal/shard"
 
 // Shards over machines (internal/shard): with -twice.shard=k/n every check
 // plays its reference runs and the share of its other scenarios that falls
@@ -18,17 +14,9 @@ func Shard(k, n int) Option {
 	return optionFunc(func(c *config) { c.shard = &shard.Shard{K: k, N: n} })
 }
 
-// shardSetting is -twice.shard, else TWICE_SHARD, with where it came from.
-func shardSetting() (value, from string) {
-	if *shardFlag != "" {
-		return *shardFlag, "-twice.shard"
-	}
-	return os.Getenv("TWICE_SHARD"), "TWICE_SHARD"
-}
-
 // resolveShard is the option, else -twice.shard, else TWICE_SHARD, else
 // 1/1 (everything).
 func (c *config) resolveShard() (shard.Shard, error) {
-	v, from := shardSetting()
+	v, from := shard.Setting(*shardFlag)
 	return shard.Resolve(c.shard, v, from)
 }

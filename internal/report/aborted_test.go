@@ -21,3 +21,12 @@ func TestStoppedAfterHangText(t *testing.T) {
 	require.Equal(t, "not run after the hang in crash@2: 1 more scenario"+tail, StoppedAfterHangText("crash@2", 1, false))
 	require.Equal(t, "not run after the hang in crash@2: the concurrent scenarios"+tail, StoppedAfterHangText("crash@2", 0, true))
 }
+
+// VerdictName names twice's verdicts, and "not compared" for none.
+func TestVerdictName(t *testing.T) {
+	for v, want := range map[int]string{0: "not compared", 1: "kept", 2: "broken", 3: "not compared"} {
+		if got := VerdictName(v); got != want {
+			t.Errorf("VerdictName(%d) = %q, want %q", v, got, want)
+		}
+	}
+}

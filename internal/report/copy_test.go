@@ -5,8 +5,8 @@ import (
 	"testing"
 )
 
-// twinEvent and twinFinding are JSON types of twice's as Copy sees them: the same fields in the
-// same order, under other names.
+// twinEvent and twinFinding are JSON types of twice's as Copy sees them:
+// the same fields in the same order, under other names.
 type twinEvent struct {
 	Attempt, Type string
 	Point         int
@@ -50,4 +50,15 @@ func TestCopyConvertsFieldForFieldAndKeepsNil(t *testing.T) {
 		}
 	}()
 	Copy[JSONShard](twinEvent{})
+}
+
+// TestMapIsNilForNone: Map maps in order, and nothing maps to nil.
+func TestMapIsNilForNone(t *testing.T) {
+	double := func(n int) int { return 2 * n }
+	if got := Map([]int{1, 2}, double); !reflect.DeepEqual(got, []int{2, 4}) {
+		t.Fatalf("got %v", got)
+	}
+	if got := Map([]int{}, double); got != nil {
+		t.Fatalf("an empty slice mapped to %#v", got)
+	}
 }

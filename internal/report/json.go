@@ -176,6 +176,15 @@ func jsonFinding(f Finding) JSONFinding {
 	return jf
 }
 
+// Map is f of each element of s, in order; nil when s is empty.
+func Map[T, U any](s []T, f func(T) U) []U {
+	var out []U
+	for _, x := range s {
+		out = append(out, f(x))
+	}
+	return out
+}
+
 // Copy is v as a T, twice's JSON types and the copies here converted
 // field for field: their fields, in the same order, convert by Go's
 // conversion, or are structs, slices or pointers of such fields. Nil slices

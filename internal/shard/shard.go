@@ -3,6 +3,7 @@ package shard
 import (
 	"fmt"
 	"hash/fnv"
+	"os"
 	"strconv"
 	"strings"
 )
@@ -23,6 +24,15 @@ func (s Shard) Owns(token string) bool {
 	h := fnv.New32a()
 	h.Write([]byte(token))
 	return int(h.Sum32()%uint32(s.N)) == s.K-1
+}
+
+// Setting is the shard's setting: flag (-twice.shard), else TWICE_SHARD,
+// with where it came from.
+func Setting(flag string) (value, from string) {
+	if flag != "" {
+		return flag, "-twice.shard"
+	}
+	return os.Getenv("TWICE_SHARD"), "TWICE_SHARD"
 }
 
 // Resolve is the option (nil: none), else value, the setting named from

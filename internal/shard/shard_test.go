@@ -44,3 +44,14 @@ func TestParse(t *testing.T) {
 		t.Errorf("Resolve(Shard(3, 2)): %v", err)
 	}
 }
+
+// Setting: the flag, else TWICE_SHARD, named by where it came from.
+func TestSettingIsTheFlagElseTheEnvironment(t *testing.T) {
+	t.Setenv("TWICE_SHARD", "2/3")
+	if v, from := Setting("1/4"); v != "1/4" || from != "-twice.shard" {
+		t.Fatalf("the flag: got %q from %q", v, from)
+	}
+	if v, from := Setting(""); v != "2/3" || from != "TWICE_SHARD" {
+		t.Fatalf("the environment: got %q from %q", v, from)
+	}
+}
