@@ -77,7 +77,7 @@ func assertWatched(tb TB, fail func(string, ...any), job Job, opts []Option, w w
 		}
 	}
 	if rep.OK() && rep.Partial() != "" && rep.partialOK == "" {
-		fail("%s", rep.partialText())
+		fail("%s", rep.left().PartialText(rep.Job, len(rep.Scenarios))) // how a partial check that found nothing fails
 		return false
 	}
 	if rep.OK() {

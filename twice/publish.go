@@ -17,19 +17,12 @@ func publishingFromEnv() publishing { return report.PublishingFromEnv(*reportDir
 // published is the report as internal/report publishes it.
 func published(rep *Report) report.Published {
 	v := report.Published{Test: rep.testName, Job: rep.Job, OK: rep.OK(), JSON: rep.JSON, Markdown: rep.Markdown,
-		Headline: "the check could not run: " + oneLine(errText(rep.Err))}
+		Headline: report.CouldNotRun(rep.Err)}
 	if len(rep.Findings) > 0 {
 		v.Headline = rep.Findings[0].Headline
 		v.Replay = replayLine(rep.testName, rep.Findings[0].Token)
 	}
 	return v
-}
-
-func errText(err error) string {
-	if err == nil {
-		return ""
-	}
-	return err.Error()
 }
 
 // callSite is the first caller outside package twice (or in a test file):

@@ -1,8 +1,6 @@
 package twice
 
 import (
-	"strings"
-
 	"github.com/twicekit/twicekit/internal/report"
 	"github.com/twicekit/twicekit/internal/reportfmt"
 	"github.com/twicekit/twicekit/internal/shard"
@@ -67,10 +65,6 @@ func (r *Report) OK() bool { return r.Err == nil && len(r.Findings) == 0 }
 // nothing, unless PartialCheck says why it is enough.
 func (r *Report) Partial() string { return r.left().Partial() }
 
-// partialText is how AssertIdempotent and ExpectIdempotent fail a partial
-// check that found nothing.
-func (r *Report) partialText() string { return r.left().PartialText(r.Job, len(r.Scenarios)) }
-
 // Tokens lists the scenarios that ran, in order.
 func (r *Report) Tokens() []string {
 	return report.Map(r.Scenarios, (*ScenarioRun).Token)
@@ -96,8 +90,6 @@ func (r *Report) left() report.Left {
 
 // timeline prints the attempts of a scenario, one point a line.
 func timeline(sr *ScenarioRun) string { return report.Timeline(runOf(sr).Draw()) }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // replayLine is the one command that replays a scenario.
 func replayLine(testName, token string) string { return report.ReplayLine(testName, token) }

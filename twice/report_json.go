@@ -119,6 +119,7 @@ type JSONMismatch struct {
 func optionsOf(cfg *config) JSONOptions {
 	o := JSONOptions{
 		Isolation:        cfg.conc.isolation.String(),
+		Policies:         report.Strings(cfg.policies),
 		DuplicateEnqueue: cmp.Or(cfg.dupEnqueueOff, "checked"),
 		Concurrency:      cmp.Or(cfg.pairOff(sameJob), "checked"),
 		LateRedrives:     report.Map(cfg.redrives, shortDuration),
@@ -139,12 +140,6 @@ func optionsOf(cfg *config) JSONOptions {
 		if f.before {
 			o.FollowUps = "compared before they run"
 		}
-	}
-	for kind, p := range cfg.policies {
-		if o.Policies == nil {
-			o.Policies = map[string]string{}
-		}
-		o.Policies[kind] = p.String()
 	}
 	return o
 }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -28,5 +29,15 @@ func TestVerdictName(t *testing.T) {
 		if got := VerdictName(v); got != want {
 			t.Errorf("VerdictName(%d) = %q, want %q", v, got, want)
 		}
+	}
+}
+
+// CouldNotRun says the error on one line.
+func TestCouldNotRunIsOneLine(t *testing.T) {
+	if got, want := CouldNotRun(errors.New("no\n  PostgreSQL\there")), "the check could not run: no PostgreSQL here"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got, want := CouldNotRun(nil), "the check could not run: "; got != want {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }

@@ -62,3 +62,18 @@ func TestMapIsNilForNone(t *testing.T) {
 		t.Fatalf("an empty slice mapped to %#v", got)
 	}
 }
+
+type named int
+
+func (n named) String() string { return [...]string{"zero", "one"}[n] }
+
+// TestStringsIsNilForNone: Strings names each value by its key, and an
+// empty map gives nil.
+func TestStringsIsNilForNone(t *testing.T) {
+	if got := Strings(map[string]named{"a": 0, "b": 1}); !reflect.DeepEqual(got, map[string]string{"a": "zero", "b": "one"}) {
+		t.Fatalf("got %v", got)
+	}
+	if got := Strings(map[string]named{}); got != nil {
+		t.Fatalf("an empty map gave %#v", got)
+	}
+}

@@ -185,6 +185,18 @@ func Map[T, U any](s []T, f func(T) U) []U {
 	return out
 }
 
+// Strings is the String of each value of m, by key; nil when m is empty.
+func Strings[K comparable, V fmt.Stringer](m map[K]V) map[K]string {
+	var out map[K]string
+	for k, v := range m {
+		if out == nil {
+			out = map[K]string{}
+		}
+		out[k] = v.String()
+	}
+	return out
+}
+
 // Copy is v as a T, twice's JSON types and the copies here converted
 // field for field: their fields, in the same order, convert by Go's
 // conversion, or are structs, slices or pointers of such fields. Nil slices
