@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"context"
 	"time"
+
+	"github.com/twicekit/twicekit/internal/report"
 )
 
 // TB is the part of a test that the assertions use; *testing.T, *testing.B
@@ -45,7 +47,7 @@ func assertWatched(tb TB, fail func(string, ...any), job Job, opts []Option, w w
 	}
 	p := &progress{}
 	onPlan := func(line string) {
-		if pub.verbose {
+		if pub.Verbose {
 			tb.Logf("%s", line)
 		}
 	}
@@ -54,32 +56,32 @@ func assertWatched(tb TB, fail func(string, ...any), job Job, opts []Option, w w
 	started := time.Now()
 	rep := Check(ctx, job, opts...)
 	stop()
-	if pub.verbose {
-		logProviderOnce(tb)
+	if pub.Verbose {
+		report.LogProviderOnce(tb.Logf)
 	}
-	if rep.parallelNote != "" && pub.verbose {
+	if rep.parallelNote != "" && pub.Verbose {
 		tb.Logf("%s", rep.parallelNote)
 	}
-	if len(rep.Varying) > 0 && pub.verbose {
-		tb.Logf("%s", varyingLine(rep))
+	if len(rep.Varying) > 0 && pub.Verbose {
+		tb.Logf("%s", report.VaryingLine(rep.Job, rep.Varying))
 	}
 	if rep.KeptDatabase != "" {
 		tb.Logf("twice: kept the check's database for inspection: %s%s", rep.KeptDatabase, rep.keptNote)
 	}
 	file, line := callSite()
-	if err := pub.publish(rep, file, line); err != nil {
-		if pub.failedFirst() {
+	if err := pub.Publish(published(rep), file, line); err != nil {
+		if pub.FailedFirst() {
 			tb.Errorf("%v\n(twice could not publish this check's report, so CI would upload nothing of it: make -twice.report / TWICE_REPORT_DIR a directory the test can write, or unset it; later reports that cannot be written are logged only)", err)
 		} else {
 			tb.Logf("%v", err)
 		}
 	}
 	if rep.OK() && rep.Partial() != "" && rep.partialOK == "" {
-		fail("%s", rep.partialText())
+		fail("%s", rep.left().PartialText(rep.Job, len(rep.Scenarios))) // how a partial check that found nothing fails
 		return false
 	}
 	if rep.OK() {
-		if pub.verbose {
+		if pub.Verbose {
 			tb.Logf("%s", rep.Coverage())
 		}
 		return true

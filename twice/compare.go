@@ -108,5 +108,3 @@ func hungProblem(a AttemptRecord, timeout time.Duration) Problem {
 func foreignProblem(labels []string) Problem {
 	return Problem{Kind: ProblemForeignContext, Text: report.ForeignText(labels)}
 }
-
-func indent(s, prefix string) string { return report.Indent(s, prefix) }

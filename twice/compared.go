@@ -55,12 +55,8 @@ func findingScenario(sr *ScenarioRun, ps []Problem, hints []string, words func(S
 	said := func(label string) string { // internal/queue/queue.go
 		return queue.Said(sr.Scenario.words(label), queued(sr.Attempts), job1, sr.Scenario.Kind == AckLost, queueWords, sr.followUps)
 	}
-	s := findings.Scenario{Run: runOf(sr), Compared: sr.compared(), Rejected: sr.Rejected, Hints: hints,
-		Said: said, Point: sr.Scenario.Point}
-	for _, p := range ps {
-		s.Problems = append(s.Problems, findings.Problem{Kind: int(p.Kind), Attempt: p.Attempt, Text: p.Text})
-	}
-	return s
+	return findings.Scenario{Run: runOf(sr), Compared: sr.compared(), Rejected: sr.Rejected, Hints: hints,
+		Said: said, Point: sr.Scenario.Point, Problems: report.Copy[[]findings.Problem](ps)}
 }
 
 // findingOf is f, a finding of sr, as twice reports it (nil when f is).
@@ -70,8 +66,6 @@ func findingOf(sr *ScenarioRun, f *findings.Finding) *Finding {
 	}
 	out := &Finding{Scenario: sr.Scenario, Headline: f.Headline, Timeline: f.Timeline, Database: f.Database,
 		Effects: f.Effects, Hints: f.Hints, Token: sr.Scenario.Token(), run: f.Run}
-	for _, p := range f.Problems {
-		out.Problems = append(out.Problems, Problem{Kind: ProblemKind(p.Kind), Attempt: p.Attempt, Text: p.Text})
-	}
+	out.Problems = report.Map(f.Problems, func(p findings.Problem) Problem { return Problem{ProblemKind(p.Kind), p.Attempt, p.Text} })
 	return out
 }

@@ -56,15 +56,3 @@ const (
 )
 
 func (k ProblemKind) String() string { return report.ProblemName(int(k)) }
-
-// promise is what a headline says of this kind (internal/report).
-func (k ProblemKind) promise() string { return report.ProblemPromise(int(k)) }
-
-// problemTexts is the text of each problem.
-func problemTexts(ps []Problem) []string {
-	var out []string
-	for _, p := range ps {
-		out = append(out, p.Text)
-	}
-	return out
-}

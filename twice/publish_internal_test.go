@@ -43,9 +43,9 @@ func TestPublishUnderGitHubActions(t *testing.T) {
 	dir := t.TempDir()
 	summary := filepath.Join(dir, "summary.md")
 	var out bytes.Buffer
-	pub := publishing{dir: filepath.Join(dir, "reports"), actions: true, summary: summary, root: filepath.Dir(wd), stdout: &out}
+	pub := publishing{Dir: filepath.Join(dir, "reports"), Actions: true, Summary: summary, Root: filepath.Dir(wd), Stdout: &out}
 	file, line := callSite()
-	require.NoError(t, pub.publish(rep, file, line))
+	require.NoError(t, pub.Publish(published(rep), file, line))
 
 	require.Equal(t, "::error file=twice/publish_internal_test.go,line="+strconv.Itoa(line)+",title=twice%3A increment::"+
 		"not idempotent: sequential: the ack was lost and the same job was delivered again%0A"+
@@ -65,14 +65,14 @@ func TestPublishUnderGitHubActions(t *testing.T) {
 
 	// Outside Actions: files only, no annotation, no summary.
 	out.Reset()
-	quiet := publishing{stdout: &out, summary: filepath.Join(dir, "other.md")}
-	require.NoError(t, quiet.publish(rep, file, line))
+	quiet := publishing{Stdout: &out, Summary: filepath.Join(dir, "other.md")}
+	require.NoError(t, quiet.Publish(published(rep), file, line))
 	require.Empty(t, out.String())
 	require.NoFileExists(t, filepath.Join(dir, "other.md"))
 
 	// A later run (a new binary) where the check passes under Actions: no
 	// annotation; its JSON only, and the failure's Markdown removed.
-	pub.names = report.NewNames()
+	pub.Names = report.NewNames()
 	fixed := counterJob
 	fixed.Run = func(ctx context.Context, a *Attempt) error {
 		_, err := a.Pool.Exec(ctx, `UPDATE counters SET n = 1 WHERE id = 1`)
@@ -80,7 +80,7 @@ func TestPublishUnderGitHubActions(t *testing.T) {
 	}
 	ok := Check(context.Background(), fixed, Only("sequential"), TestName("TestCounter"))
 	require.True(t, ok.OK(), ok.String())
-	require.NoError(t, pub.publish(ok, file, line))
+	require.NoError(t, pub.Publish(published(ok), file, line))
 	require.Equal(t, "", out.String())
 	require.FileExists(t, filepath.Join(dir, "reports", "TestCounter--increment.json"))
 	require.NoFileExists(t, filepath.Join(dir, "reports", "TestCounter--increment.md"), "a pass removes the earlier failure's Markdown")
@@ -113,13 +113,13 @@ func TestAPassSaysWhatItCoveredUnderVerbose(t *testing.T) {
 		return err
 	}
 	tb := &logTB{}
-	require.True(t, assertWatched(tb, tb.Fatalf, fixed, nil, defaultWatch, publishing{verbose: true, stdout: io.Discard}))
+	require.True(t, assertWatched(tb, tb.Fatalf, fixed, nil, defaultWatch, publishing{Verbose: true, Stdout: io.Discard}))
 	require.Contains(t, tb.logs, "twice: increment: idempotent in 8 scenarios: ack lost 1, crashes 2, duplicate enqueue 1, effect faults 0, interleavings 4 of 6 (READ COMMITTED)")
 	srv, err := pgfixture.Shared(t.Context())
 	require.NoError(t, err)
 	require.True(t, strings.HasPrefix(srv.Provenance(), srv.Mode()+" mode, PostgreSQL 1"), srv.Provenance())
 
 	quiet := &logTB{}
-	require.True(t, assertWatched(quiet, quiet.Fatalf, fixed, nil, defaultWatch, publishing{stdout: io.Discard}))
+	require.True(t, assertWatched(quiet, quiet.Fatalf, fixed, nil, defaultWatch, publishing{Stdout: io.Discard}))
 	require.Empty(t, quiet.logs)
 }

@@ -57,7 +57,7 @@ func TestTwoChecksOfOneNameWriteTwoReports(t *testing.T) {
 		return err
 	}
 	dir := t.TempDir()
-	pub := publishing{dir: dir, stdout: io.Discard, names: report.NewNames(), failed: &atomic.Bool{}}
+	pub := publishing{Dir: dir, Stdout: io.Discard, Names: report.NewNames(), Failed: &atomic.Bool{}}
 	tb := &recordTB{name: "TestCounter"}
 	for _, tc := range []struct {
 		job  Job
@@ -108,7 +108,7 @@ func TestAnUnwritableReportDirectoryFailsAPassingTest(t *testing.T) {
 	}
 	notADir := filepath.Join(t.TempDir(), "reports")
 	require.NoError(t, os.WriteFile(notADir, []byte("a file"), 0o644))
-	pub := publishing{dir: notADir, stdout: io.Discard, names: report.NewNames(), failed: &atomic.Bool{}}
+	pub := publishing{Dir: notADir, Stdout: io.Discard, Names: report.NewNames(), Failed: &atomic.Bool{}}
 
 	tb := &recordTB{name: "TestCounter"}
 	require.True(t, assertWatched(tb, tb.Errorf, fixed, []Option{Only("sequential")}, defaultWatch, pub), "the job kept its promises")
@@ -131,8 +131,8 @@ func TestReportsGoUnderThePackagesDirectory(t *testing.T) {
 	require.NoError(t, err)
 	root := filepath.Dir(cwd) // this package is twice/, at the module's root
 	require.FileExists(t, filepath.Join(root, "go.mod"))
-	require.Equal(t, filepath.Join(root, "out", "twice"), packageReportDir("out"))
-	require.Equal(t, filepath.Join("/var/reports", "twice"), packageReportDir("/var/reports"))
+	require.Equal(t, filepath.Join(root, "out", "twice"), report.PackageReportDir("out"))
+	require.Equal(t, filepath.Join("/var/reports", "twice"), report.PackageReportDir("/var/reports"))
 }
 
 // TestALongJobNamePassesUnderTheReportDirectory: a passing job with a
@@ -143,7 +143,7 @@ func TestALongJobNamePassesUnderTheReportDirectory(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("TWICE_REPORT_DIR", dir)
 	pub := publishingFromEnv()
-	pub.stdout, pub.names, pub.failed = io.Discard, report.NewNames(), &atomic.Bool{}
+	pub.Stdout, pub.Names, pub.Failed = io.Discard, report.NewNames(), &atomic.Bool{}
 	fixed := counterJob
 	fixed.Run = func(ctx context.Context, a *Attempt) error {
 		_, err := a.Pool.Exec(ctx, `UPDATE counters SET n = 1 WHERE id = 1`)
@@ -161,7 +161,7 @@ func TestALongJobNamePassesUnderTheReportDirectory(t *testing.T) {
 		require.Empty(t, tb.errors)
 		require.Empty(t, tb.fatals)
 	}
-	got := files(t, pub.dir)
+	got := files(t, pub.Dir)
 	require.Len(t, got, 2, "two long names that differ only at the end get two files")
 	for _, name := range got {
 		require.LessOrEqual(t, len(name), report.MaxFileName+len(".json"))
@@ -186,7 +186,7 @@ func TestControlCharactersAreEscapedInEveryReport(t *testing.T) {
 		return nil
 	}
 	var out bytesBuffer
-	pub := publishing{actions: true, stdout: &out, names: report.NewNames(), failed: &atomic.Bool{}}
+	pub := publishing{Actions: true, Stdout: &out, Names: report.NewNames(), Failed: &atomic.Bool{}}
 	tb := &recordTB{name: "TestEvil"}
 	require.False(t, assertWatched(tb, tb.Errorf, job, []Option{Only("sequential")}, defaultWatch, pub), "the counter is incremented twice")
 	rep := Check(context.Background(), job, Only("sequential"))

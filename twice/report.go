@@ -1,8 +1,6 @@
 package twice
 
 import (
-	"strings"
-
 	"github.com/twicekit/twicekit/internal/report"
 	"github.com/twicekit/twicekit/internal/reportfmt"
 	"github.com/twicekit/twicekit/internal/shard"
@@ -67,17 +65,9 @@ func (r *Report) OK() bool { return r.Err == nil && len(r.Findings) == 0 }
 // nothing, unless PartialCheck says why it is enough.
 func (r *Report) Partial() string { return r.left().Partial() }
 
-// partialText is how AssertIdempotent and ExpectIdempotent fail a partial
-// check that found nothing.
-func (r *Report) partialText() string { return r.left().PartialText(r.Job, len(r.Scenarios)) }
-
 // Tokens lists the scenarios that ran, in order.
 func (r *Report) Tokens() []string {
-	var t []string
-	for _, s := range r.Scenarios {
-		t = append(t, s.Scenario.Token())
-	}
-	return t
+	return report.Map(r.Scenarios, (*ScenarioRun).Token)
 }
 
 // String is the report as a test failure prints it: the first finding in
@@ -86,9 +76,6 @@ func (r *Report) Tokens() []string {
 func (r *Report) String() string { return reportfmt.Text(r.text()) }
 
 func (r *Report) text() string { return report.Text(r.finished(false)) }
-
-// notChecked names the scenarios the check was told to skip, and why.
-func (r *Report) notChecked() string { return r.left().NotChecked() }
 
 // left is what the check left out, as internal/report words it.
 func (r *Report) left() report.Left {
@@ -103,8 +90,6 @@ func (r *Report) left() report.Left {
 
 // timeline prints the attempts of a scenario, one point a line.
 func timeline(sr *ScenarioRun) string { return report.Timeline(runOf(sr).Draw()) }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // replayLine is the one command that replays a scenario.
 func replayLine(testName, token string) string { return report.ReplayLine(testName, token) }

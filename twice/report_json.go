@@ -119,8 +119,10 @@ type JSONMismatch struct {
 func optionsOf(cfg *config) JSONOptions {
 	o := JSONOptions{
 		Isolation:        cfg.conc.isolation.String(),
-		DuplicateEnqueue: "checked",
-		Concurrency:      "checked",
+		Policies:         report.Strings(cfg.policies),
+		DuplicateEnqueue: cmp.Or(cfg.dupEnqueueOff, "checked"),
+		Concurrency:      cmp.Or(cfg.pairOff(sameJob), "checked"),
+		LateRedrives:     report.Map(cfg.redrives, shortDuration),
 		MaxDeliveries:    cfg.maxDeliveries,
 		AttemptTimeout:   cfg.attemptTimeout.String(),
 		Only:             cfg.only,
@@ -130,15 +132,6 @@ func optionsOf(cfg *config) JSONOptions {
 	if b, err := cfg.conc.resolveBudget(); err == nil {
 		o.Budget = b.Name
 	}
-	if cfg.dupEnqueueOff != "" {
-		o.DuplicateEnqueue = cfg.dupEnqueueOff
-	}
-	if why := cfg.pairOff(sameJob); why != "" {
-		o.Concurrency = why
-	}
-	for _, d := range cfg.redrives {
-		o.LateRedrives = append(o.LateRedrives, shortDuration(d))
-	}
 	if cfg.periodic.On() {
 		o.Periodic = shortDuration(cfg.periodic.NextRun(cfg.start).Sub(cfg.start))
 	}
@@ -147,12 +140,6 @@ func optionsOf(cfg *config) JSONOptions {
 		if f.Before {
 			o.FollowUps = "compared before they run"
 		}
-	}
-	for kind, p := range cfg.policies {
-		if o.Policies == nil {
-			o.Policies = map[string]string{}
-		}
-		o.Policies[kind] = p.String()
 	}
 	return o
 }
@@ -185,50 +172,5 @@ func (r *Report) jsonReport() JSONReport {
 	if sh := r.shard; sh != nil {
 		c.Shard = &report.JSONShard{Index: sh.K, Of: sh.N, Planned: append([]string{}, sh.Planned...), Concurrent: sh.Concurrent}
 	}
-	return fromReport(report.JSON(c))
-}
-
-// The JSON report's types and internal/report's copies convert field for
-// field: the parts by Go's conversion, JSONReport and JSONFinding by the
-// functions below, whose literals name every field of twice's types in
-// order. Nil slices stay nil, so the JSON is the same bytes.
-
-// fromReport is r as twice's JSONReport.
-func fromReport(r report.JSONReport) JSONReport {
-	return JSONReport{
-		r.Schema, r.Version, r.Job, r.Test, r.Verdict, r.Error,
-		JSONOptions(r.Options),
-		report.Convert(r.Scenarios, func(s report.JSONScenario) JSONScenario { return JSONScenario(s) }),
-		report.Convert(r.Findings, func(f report.JSONFinding) JSONFinding {
-			return JSONFinding{
-				f.Token, f.Kind, f.Headline,
-				report.Convert(f.Timeline, func(e report.Event) JSONEvent { return JSONEvent(e) }),
-				report.Convert(f.Database, func(d report.JSONTableDiff) JSONTableDiff { return JSONTableDiff(d) }),
-				report.Convert(f.Effects, func(m report.JSONMismatch) JSONMismatch { return JSONMismatch(m) }),
-				f.Problems, f.Hints, f.Replay,
-			}
-		}),
-		r.NotChecked, r.Partial, r.PartialOK,
-		(*JSONShard)(r.Shard),
-	}
-}
-
-// toReport is r as internal/report's JSONReport.
-func (r JSONReport) toReport() report.JSONReport {
-	return report.JSONReport{
-		Schema: r.Schema, Version: r.Version, Job: r.Job, Test: r.Test, Verdict: r.Verdict, Error: r.Error,
-		Options:   report.JSONOptions(r.Options),
-		Scenarios: report.Convert(r.Scenarios, func(s JSONScenario) report.JSONScenario { return report.JSONScenario(s) }),
-		Findings: report.Convert(r.Findings, func(f JSONFinding) report.JSONFinding {
-			return report.JSONFinding{
-				Token: f.Token, Kind: f.Kind, Headline: f.Headline,
-				Timeline: report.Convert(f.Timeline, func(e JSONEvent) report.Event { return report.Event(e) }),
-				Database: report.Convert(f.Database, func(d JSONTableDiff) report.JSONTableDiff { return report.JSONTableDiff(d) }),
-				Effects:  report.Convert(f.Effects, func(m JSONMismatch) report.JSONMismatch { return report.JSONMismatch(m) }),
-				Problems: f.Problems, Hints: f.Hints, Replay: f.Replay,
-			}
-		}),
-		NotChecked: r.NotChecked, Partial: r.Partial, PartialOK: r.PartialOK,
-		Shard: (*report.JSONShard)(r.Shard),
-	}
+	return report.Copy[JSONReport](report.JSON(c))
 }

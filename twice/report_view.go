@@ -8,7 +8,7 @@ import (
 // JSON; drawn, its findings carry their runs for the Mermaid diagrams and
 // the JSON timelines.
 func (r *Report) finished(drawn bool) report.Finished {
-	v := report.Finished{Job: r.Job, Tokens: r.Tokens(), NotChecked: r.notChecked()}
+	v := report.Finished{Job: r.Job, Tokens: r.Tokens(), NotChecked: r.left().NotChecked()} // the scenarios the check was told to skip, and why
 	if r.Err != nil {
 		v.Failed, v.Err = true, r.Err.Error()
 	}
@@ -18,7 +18,7 @@ func (r *Report) finished(drawn bool) report.Finished {
 			Token:    f.Token,
 			Kind:     f.Scenario.Kind.String(),
 			Timeline: f.Timeline,
-			Problems: problemTexts(f.Problems),
+			Problems: report.Map(f.Problems, Problem.String),
 			Database: f.Database,
 			Hints:    f.Hints,
 			Replay:   replayLine(r.testName, f.Token),

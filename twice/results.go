@@ -4,6 +4,7 @@ import (
 	"github.com/twicekit/twicekit/effects"
 	"github.com/twicekit/twicekit/faults"
 	"github.com/twicekit/twicekit/internal/compare"
+	"github.com/twicekit/twicekit/internal/findings"
 	"github.com/twicekit/twicekit/internal/queue"
 	"github.com/twicekit/twicekit/internal/report"
 	"github.com/twicekit/twicekit/pgfixture"
@@ -63,15 +64,7 @@ const (
 	Broken
 )
 
-func (v Verdict) String() string {
-	switch v {
-	case Kept:
-		return "kept"
-	case Broken:
-		return "broken"
-	}
-	return "not compared"
-}
+func (v Verdict) String() string { return report.VerdictName(int(v)) }
 
 // AttemptRecord is what a check saw of one attempt (one delivery of the job).
 type AttemptRecord struct {
@@ -149,23 +142,7 @@ func (a AttemptRecord) Name() string { return attemptName(a) }
 
 // End says how the attempt ended.
 func (a AttemptRecord) End() AttemptEnd {
-	switch {
-	case a.NotDelivered:
-		return EndNotDelivered
-	case a.Panic != "":
-		return EndPanic
-	case a.Goexit != "":
-		return EndGoexit
-	case a.Hung:
-		return EndHung
-	case a.CrashedBeforeAck:
-		return EndCrashedBeforeAck
-	case a.Crashed:
-		return EndCrashed
-	case a.Err != nil:
-		return EndError
-	}
-	return EndReturned
+	return AttemptEnd(findings.EndOf(a.NotDelivered, a.Panic != "", a.Goexit != "", a.Hung, a.CrashedBeforeAck, a.Crashed, a.Err != nil))
 }
 
 // AttemptEnd says how an attempt ended.

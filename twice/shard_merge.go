@@ -15,22 +15,16 @@ import (
 // twice, or when the shards planned different scenarios (they ran
 // different code): the merged verdict would then be wrong.
 func MergeShards(reports []JSONReport) ([]JSONReport, error) {
-	in := make([]report.JSONReport, 0, len(reports))
-	for _, r := range reports {
-		in = append(in, r.toReport())
-	}
-	merged, err := report.Merge(in)
+	merged, err := report.Merge(report.Copy[[]report.JSONReport](reports))
 	if err != nil {
 		return nil, err
 	}
-	var out []JSONReport
-	for _, m := range merged {
-		out = append(out, fromReport(m))
-	}
-	return out, nil
+	return report.Copy[[]JSONReport](merged), nil
 }
 
 // Markdown is a merged report for a reader and for GitHub's job summary:
 // the verdict, then each finding with its replay line, its timeline, the
 // database's differences, the effects and the hints.
-func (r JSONReport) Markdown() string { return reportfmt.Text(report.MergedMarkdown(r.toReport())) }
+func (r JSONReport) Markdown() string {
+	return reportfmt.Text(report.MergedMarkdown(report.Copy[report.JSONReport](r)))
+}

@@ -15,6 +15,7 @@
 // varying values, inlined literals, and the numbered placeholders, in the
 // order the report prints them (rewrite.go). It draws a run for
 // internal/report, each attempt's outcome in the timeline's words.
+// It says how an attempt ended from what it did (EndOf).
 //
 // twice keeps its Finding, ScenarioRun, AttemptRecord and Problem; it
 // builds the views from them, words the problems (a panic, a hang, a

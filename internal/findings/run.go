@@ -53,6 +53,29 @@ const (
 	EndNotDelivered
 )
 
+// EndOf is how an attempt ended, from what it did: not delivered, else
+// panicked, else called runtime.Goexit, else hung, else crashed before the
+// ack, else crashed, else returned an error, else returned.
+func EndOf(notDelivered, panicked, goexit, hung, crashedBeforeAck, crashed, failed bool) End {
+	switch {
+	case notDelivered:
+		return EndNotDelivered
+	case panicked:
+		return EndPanic
+	case goexit:
+		return EndGoexit
+	case hung:
+		return EndHung
+	case crashedBeforeAck:
+		return EndCrashedBeforeAck
+	case crashed:
+		return EndCrashed
+	case failed:
+		return EndError
+	}
+	return EndReturned
+}
+
 // Draw is the run as internal/report draws it.
 func (r *Run) Draw() report.Run {
 	var v report.Run

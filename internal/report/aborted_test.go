@@ -1,6 +1,7 @@
 package report
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -20,4 +21,23 @@ func TestStoppedAfterHangText(t *testing.T) {
 	require.Equal(t, "not run after the hang in sequential: 5 more scenarios and the concurrent ones"+tail, StoppedAfterHangText("sequential", 5, true))
 	require.Equal(t, "not run after the hang in crash@2: 1 more scenario"+tail, StoppedAfterHangText("crash@2", 1, false))
 	require.Equal(t, "not run after the hang in crash@2: the concurrent scenarios"+tail, StoppedAfterHangText("crash@2", 0, true))
+}
+
+// VerdictName names twice's verdicts, and "not compared" for none.
+func TestVerdictName(t *testing.T) {
+	for v, want := range map[int]string{0: "not compared", 1: "kept", 2: "broken", 3: "not compared"} {
+		if got := VerdictName(v); got != want {
+			t.Errorf("VerdictName(%d) = %q, want %q", v, got, want)
+		}
+	}
+}
+
+// CouldNotRun says the error on one line.
+func TestCouldNotRunIsOneLine(t *testing.T) {
+	if got, want := CouldNotRun(errors.New("no\n  PostgreSQL\there")), "the check could not run: no PostgreSQL here"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got, want := CouldNotRun(nil), "the check could not run: "; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
 }

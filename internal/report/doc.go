@@ -27,7 +27,12 @@
 // that panicked or called runtime.Goexit ended, and which scenarios a
 // check left out after a hang (aborted.go).
 // It writes a check's report files under names no other check of the run
-// has, and GitHub Actions' annotation and step summary (publish.go).
+// has, and GitHub Actions' annotation and step summary, whose headline
+// says why a check could not run (publish.go).
+// It owns where a check's reports go (Publishing): the report directory,
+// GitHub Actions, the binary's names and its first report that could not
+// be written, whether go test runs with -v, and the PostgreSQL a verbose
+// binary names once (publishing.go).
 // It sends a finished check's report where a Target says, finds the test's
 // line that asked for the check, and the directory a test binary's reports
 // go under (where.go). It writes the one command that replays a scenario,
@@ -38,5 +43,6 @@
 //
 // The report types users read (Report, JSONReport) stay in twice, whose
 // methods call it; twice converts its JSON types to the copies and back
-// (Convert), and builds the views from its own records.
+// (Copy, field for field), and builds the views from its own records
+// (Map, Strings).
 package report

@@ -1,11 +1,15 @@
 package report
 
-import "strings"
+import (
+	"fmt"
+	"reflect"
+	"strings"
+)
 
 // The JSON report's types are twice's (JSONReport and its parts), field
-// for field and tag for tag. twice converts between them and these: its
-// parts by Go's conversion, which fails to build when the two differ, and
-// JSONReport and JSONFinding by literals that list every field of twice's.
+// for field and tag for tag. twice converts between them and these with
+// Copy: field by field in order, each part by Go's conversion, which
+// panics when the two differ.
 
 // JSONReport is twice.JSONReport.
 type JSONReport struct {
@@ -172,16 +176,58 @@ func jsonFinding(f Finding) JSONFinding {
 	return jf
 }
 
-// Convert converts each element of s with f; nil stays nil (twice's JSON
-// types and the copies here convert with it, so the JSON is the same
-// bytes).
-func Convert[T, U any](s []T, f func(T) U) []U {
-	if s == nil {
-		return nil
-	}
-	out := make([]U, 0, len(s))
+// Map is f of each element of s, in order; nil when s is empty.
+func Map[T, U any](s []T, f func(T) U) []U {
+	var out []U
 	for _, x := range s {
 		out = append(out, f(x))
 	}
 	return out
+}
+
+// Strings is the String of each value of m, by key; nil when m is empty.
+func Strings[K comparable, V fmt.Stringer](m map[K]V) map[K]string {
+	var out map[K]string
+	for k, v := range m {
+		if out == nil {
+			out = map[K]string{}
+		}
+		out[k] = v.String()
+	}
+	return out
+}
+
+// Copy is v as a T, twice's JSON types and the copies here converted
+// field for field: their fields, in the same order, convert by Go's
+// conversion, or are structs, slices or pointers of such fields. Nil slices
+// and pointers stay nil, so the JSON is the same bytes.
+func Copy[T any](v any) T {
+	var out T
+	copyValue(reflect.ValueOf(&out).Elem(), reflect.ValueOf(v))
+	return out
+}
+
+func copyValue(dst, src reflect.Value) {
+	switch {
+	case src.Type().ConvertibleTo(dst.Type()):
+		dst.Set(src.Convert(dst.Type()))
+	case src.Kind() == reflect.Struct && dst.Kind() == reflect.Struct && src.NumField() == dst.NumField():
+		for i := range src.NumField() {
+			copyValue(dst.Field(i), src.Field(i))
+		}
+	case src.Kind() == reflect.Slice && dst.Kind() == reflect.Slice:
+		if !src.IsNil() {
+			dst.Set(reflect.MakeSlice(dst.Type(), src.Len(), src.Len()))
+			for i := range src.Len() {
+				copyValue(dst.Index(i), src.Index(i))
+			}
+		}
+	case src.Kind() == reflect.Pointer && dst.Kind() == reflect.Pointer:
+		if !src.IsNil() {
+			dst.Set(reflect.New(dst.Type().Elem()))
+			copyValue(dst.Elem(), src.Elem())
+		}
+	default:
+		panic(fmt.Sprintf("twice: internal error: %s does not copy to %s", src.Type(), dst.Type()))
+	}
 }

@@ -130,6 +130,18 @@ var endNames = []string{
 	5: "panicked", 6: "called runtime.Goexit", 7: "hung", 8: "not delivered",
 }
 
+// VerdictName names a scenario's verdict v, numbered as twice's Verdict
+// constants, from 1: kept, broken; "not compared" for none.
+func VerdictName(v int) string {
+	switch v {
+	case 1:
+		return "kept"
+	case 2:
+		return "broken"
+	}
+	return "not compared"
+}
+
 // EndName names the attempt's end e; "unknown" for none.
 func EndName(e int) string {
 	if e > 0 && e < len(endNames) {

@@ -31,6 +31,16 @@ type Published struct {
 	Replay string
 }
 
+// CouldNotRun is a published headline of a check that could not run: err
+// on one line.
+func CouldNotRun(err error) string {
+	text := ""
+	if err != nil {
+		text = err.Error()
+	}
+	return "the check could not run: " + strings.Join(strings.Fields(text), " ")
+}
+
 // WriteFiles writes a check's reports into dir under a name that names
 // hands out: name.json for every check, name.md for a failed one. A check
 // that passed removes an earlier run's name.md.

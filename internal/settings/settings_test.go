@@ -26,3 +26,23 @@ func TestBudgetFromTheEnvironment(t *testing.T) {
 		t.Errorf("Budget() = %q, %q", name, from)
 	}
 }
+
+// The flag wins over the environment, and each says where it came from.
+func TestShardAndParallelFlagElseEnvironment(t *testing.T) {
+	t.Setenv("TWICE_SHARD", "2/3")
+	t.Setenv("TWICE_PARALLEL", "4")
+	if v, from := Shard(); v != "2/3" || from != "TWICE_SHARD" {
+		t.Errorf("Shard() = %q, %q", v, from)
+	}
+	if v, from := Parallel(); v != "4" || from != "TWICE_PARALLEL" {
+		t.Errorf("Parallel() = %q, %q", v, from)
+	}
+	*shardFlag, *parallelFlag = "1/4", "2"
+	t.Cleanup(func() { *shardFlag, *parallelFlag = "", "" })
+	if v, from := Shard(); v != "1/4" || from != "-twice.shard" {
+		t.Errorf("Shard() with the flag = %q, %q", v, from)
+	}
+	if v, from := Parallel(); v != "2" || from != "-twice.parallel" {
+		t.Errorf("Parallel() with the flag = %q, %q", v, from)
+	}
+}

@@ -9,8 +9,9 @@
 // whether it plays. The concurrent scenarios, whose exploration picks the
 // next interleaving from the last, play together in the shard of the token
 // ConcurrentToken. Resolve picks the shard a check plays: the option, else
-// the flag or the environment. A Run is what a sharded check records, and
-// its Text is the report's line about it.
+// the setting (internal/settings reads -twice.shard, else TWICE_SHARD).
+// A Run is what a sharded check records, and its Text is the report's
+// line about it.
 //
 // twice keeps the option (Shard), the flag (-twice.shard) and the JSON
 // report's JSONShard; twice-merge (cmd/twice-merge) joins the shards' JSON
