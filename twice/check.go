@@ -117,7 +117,7 @@ func Check(ctx context.Context, job Job, opts ...Option) *Report {
 	}
 	c.started = started
 	defer func() {
-		keep := checkrun.Keep(!rep.OK(), cfg.keepFailed, cfg.pick != nil, rep.Err, isUsage)
+		keep := checkrun.Keep(!rep.OK(), cfg.keepFailed, cfg.pick != nil, rep.Err)
 		if keep {
 			rep.KeptDatabase = c.db.URL()
 			rep.keptNote = checkrun.KeptNote(c.srv.Mode())
@@ -145,7 +145,6 @@ func Check(ctx context.Context, job Job, opts ...Option) *Report {
 		Refused:    func() error { return c.refusedConnection(rep) },
 		Gone:       func() error { return c.serverWentAway(ctx, rep) },
 		ClosedPool: func() error { return poolClosedByJob(rep) },
-		Usage:      usage,
 	})
 	return rep
 }

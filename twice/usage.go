@@ -10,9 +10,6 @@ import (
 // (checkrun.Usage): the check keeps no database for it.
 func usage(err error) error { return checkrun.Usage(err) }
 
-// isUsage reports whether err is the user's mistake in the check's options.
-func isUsage(err error) bool { return checkrun.IsUsage(err) }
-
 // count says n things with the noun agreeing: "1 point", "2 points",
 // "5 deliveries".
 func count(n int, noun string) string { return reportfmt.Count(n, noun) }

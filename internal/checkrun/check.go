@@ -59,11 +59,11 @@ func CreateErr(ctx context.Context, err error, workers int) error {
 
 // Keep reports whether a check keeps its database: it failed and the
 // options ask for it. Under rapid, which replays many failing cases
-// (picked), it keeps none; a mistake in the options (isUsage) is not the
+// (picked), it keeps none; a mistake in the options (IsUsage) is not the
 // job's: nothing to inspect. Nor does a server that refused or lost it:
 // the check's database would only fill the server further.
-func Keep(failed, keepFailed, picked bool, err error, isUsage func(error) bool) bool {
-	return failed && keepFailed && !picked && !isUsage(err) && !serverfacts.IsInfrastructure(err) && !serverfacts.IsCallerEnded(err)
+func Keep(failed, keepFailed, picked bool, err error) bool {
+	return failed && keepFailed && !picked && !IsUsage(err) && !serverfacts.IsInfrastructure(err) && !serverfacts.IsCallerEnded(err)
 }
 
 // KeptNote is what to know about a kept database's URL on a server of
@@ -114,7 +114,6 @@ type Facts struct {
 	// ClosedPool is the job closing its worker's pool
 	// (serverfacts.ClosedPoolByJob).
 	ClosedPool func() error
-	Usage      func(err error) error // marks err as the user's mistake
 }
 
 // Settle makes the check's error, err, after its run, and drops its
@@ -130,7 +129,7 @@ func Settle[F any](ctx context.Context, err *error, findings *[]F, f Facts) {
 		*err, *findings = e, nil
 	}
 	if e := f.ClosedPool(); e != nil && !serverfacts.IsInfrastructure(*err) {
-		*err, *findings = f.Usage(e), nil
+		*err, *findings = Usage(e), nil
 	}
 	if e := serverfacts.CallerEnded(ctx); e != nil {
 		*err, *findings = e, nil
