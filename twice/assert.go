@@ -51,7 +51,7 @@ func assertWatched(tb TB, fail func(string, ...any), job Job, opts []Option, w w
 			tb.Logf("%s", line)
 		}
 	}
-	opts = append(append([]Option{TestName(tb.Name()), KeepFailedDatabase(), optionFunc(func(c *config) { c.progress, c.onPlan = p, onPlan })}, opts...), rapidOptions(tb)...)
+	opts = append(append([]Option{TestName(tb.Name()), KeepFailedDatabase(), optionFunc(func(c *config) { c.Progress, c.OnPlan = p, onPlan })}, opts...), rapidOptions(tb)...)
 	stop := watchCheck(tb, cmp.Or(job.Name, "job"), p, w)
 	started := time.Now()
 	rep := Check(ctx, job, opts...)

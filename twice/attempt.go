@@ -28,7 +28,7 @@ const graceAfterCancel = 2 * time.Second
 // for it (at most the attempt timeout). ackLost crashes the attempt after its
 // job function returned, before the ack.
 func (c *checker) runAttempt(ctx context.Context, jobID string, number int, plan inject.Plan, ackLost bool) AttemptRecord {
-	rec := c.startAttempt(ctx, c.worker, jobID, number, plan).wait(c.cfg.attemptTimeout, ackLost)
+	rec := c.startAttempt(ctx, c.worker, jobID, number, plan).wait(c.cfg.AttemptTimeout, ackLost)
 	c.afterAttempt(ctx, &rec, ackLost)
 	return rec
 }
@@ -79,7 +79,7 @@ func (c *checker) startAttempt(ctx context.Context, w *inject.Worker, jobID stri
 		ra.done <- attempt.Exit{}
 		return ra
 	}
-	if c.cfg.freshPerDelivery {
+	if c.cfg.FreshPerDelivery {
 		if err := c.freshWorker(ctx, w); err != nil {
 			c.mu.Lock()
 			if c.queueErr == nil {

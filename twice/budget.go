@@ -75,7 +75,7 @@ func ParseBudget(name string) (Budget, error) {
 // TWICE_BUDGET and -short. Inside rapid.Check only the overlap scenarios
 // run unless this option is given.
 func WithBudget(b Budget) Option {
-	return optionFunc(func(c *config) { c.conc.budget = &b })
+	return optionFunc(func(c *config) { c.budget = &b })
 }
 
 // validate says what is wrong with a budget of one's own.
@@ -100,9 +100,9 @@ func (b Budget) explore(n int) sched.Budget {
 
 // resolveBudget: the option, else -twice.budget, else TWICE_BUDGET, else
 // quick under -short, else default.
-func (cc concurrentConfig) resolveBudget() (Budget, error) {
-	if cc.budget != nil {
-		return *cc.budget, cc.budget.validate()
+func (c *config) resolveBudget() (Budget, error) {
+	if c.budget != nil {
+		return *c.budget, c.budget.validate()
 	}
 	return flagBudget()
 }

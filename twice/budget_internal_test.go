@@ -16,7 +16,7 @@ func TestBudgetsHaveOneVocabulary(t *testing.T) {
 		t.Errorf("ParseBudget(huge): %v", err)
 	}
 	cfg := newConfig([]Option{WithBudget(Budget{Name: "bad", CrashPoints: -1})})
-	if _, err := cfg.conc.resolveBudget(); err == nil || !strings.Contains(err.Error(), `budget "bad" has a negative cap`) {
+	if _, err := cfg.resolveBudget(); err == nil || !strings.Contains(err.Error(), `budget "bad" has a negative cap`) {
 		t.Errorf("a negative cap: %v", err)
 	}
 }

@@ -92,21 +92,21 @@ func Check(ctx context.Context, job Job, opts ...Option) *Report {
 	if job.Name == "" {
 		job.Name = "job"
 	}
-	rep := &Report{Job: job.Name, testName: cfg.testName, dupEnqueueOff: cfg.dupEnqueueOff, concurrencyOff: cfg.conc.off, overlapsOff: cfg.conc.overlapsOff, options: optionsOf(cfg)}
-	if rep.Err = checkrun.Validate(job.Run != nil, cfg.maxDeliveries, cfg.attemptTimeout); rep.Err != nil {
+	rep := &Report{Job: job.Name, testName: cfg.TestName, dupEnqueueOff: cfg.DupEnqueueOff, concurrencyOff: cfg.Conc.Off, overlapsOff: cfg.Conc.OverlapsOff, options: optionsOf(cfg)}
+	if rep.Err = checkrun.Validate(job.Run != nil, cfg.MaxDeliveries, cfg.AttemptTimeout); rep.Err != nil {
 		return rep
 	}
-	parallel, err := cfg.resolveParallel()
+	parallel, err := cfg.ResolveParallel()
 	if err != nil {
 		rep.Err = usage(err)
 		return rep
 	}
-	sh, err := cfg.resolveShard()
+	sh, err := cfg.ResolveShard()
 	if err != nil {
 		rep.Err = usage(err)
 		return rep
 	}
-	if sh.N > 1 && cfg.only == "" {
+	if sh.N > 1 && cfg.Only == "" {
 		rep.shard = &shard.Run{Shard: sh, Concurrent: sh.Owns(shard.ConcurrentToken)}
 	}
 	started := time.Now()
@@ -117,7 +117,7 @@ func Check(ctx context.Context, job Job, opts ...Option) *Report {
 	}
 	c.started = started
 	defer func() {
-		keep := checkrun.Keep(!rep.OK(), cfg.keepFailed, cfg.pick != nil, rep.Err)
+		keep := checkrun.Keep(!rep.OK(), cfg.KeepFailed, cfg.pick != nil, rep.Err)
 		if keep {
 			rep.KeptDatabase = c.db.URL()
 			rep.keptNote = checkrun.KeptNote(c.srv.Mode())
@@ -131,7 +131,7 @@ func Check(ctx context.Context, job Job, opts ...Option) *Report {
 	}()
 	c.parallel, c.shard = parallel, sh
 	c.run(ctx, rep)
-	rep.partialOK = cfg.partialOK
+	rep.partialOK = cfg.PartialOK
 	if words, ok := checkrun.Concurrency(rep.wallNone, rep.concurrencyOff, c.wall); ok {
 		rep.options.Concurrency = words
 	}
@@ -155,11 +155,11 @@ func Check(ctx context.Context, job Job, opts ...Option) *Report {
 // workers may open (waiting while other checks hold them); the reservation
 // is given back when the check closes.
 func newChecker(ctx context.Context, job Job, cfg *config) (*checker, error) {
-	workers, label := cfg.workersNeeded(), ""
-	if cfg.testName != "" {
-		label = cfg.testName + " · " + job.Name // a kept database replaces the one this test kept before
+	workers, label := cfg.WorkersNeeded(), ""
+	if cfg.TestName != "" {
+		label = cfg.TestName + " · " + job.Name // a kept database replaces the one this test kept before
 	}
-	srv, db, worker, release, err := checkrun.Open(ctx, cfg.server, job.Schema, workers, connectionsOwner(job.Name, workers), label, cfg.configurePool)
+	srv, db, worker, release, err := checkrun.Open(ctx, cfg.Server, job.Schema, workers, connectionsOwner(job.Name, workers), label, cfg.ConfigurePool)
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +167,7 @@ func newChecker(ctx context.Context, job Job, cfg *config) (*checker, error) {
 	c.setUp.Watch(worker)
 	c.onClose(release) // last, once every worker is closed
 	c.onClose(worker.Close)
-	if cfg.sqlOpen != nil {
+	if cfg.SQLOpen != nil {
 		if err := c.useSQLDriver(); err != nil {
 			_ = c.close(ctx, false)
 			return nil, err
@@ -200,16 +200,16 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 	var wide *pgfixture.Snapshot
 	out := checkrun.Check[*checker, ScenarioRun, Finding]{
 		Job:              c.job.Name,
-		Only:             c.cfg.only,
+		Only:             c.cfg.Only,
 		Picked:           c.cfg.pick != nil,
-		CrashCache:       !c.cfg.everyCrashPoint && c.cfg.only == "" && c.cfg.pick == nil,
+		CrashCache:       !c.cfg.EveryCrashPoint && c.cfg.Only == "" && c.cfg.pick == nil,
 		Parallel:         c.parallel,
 		Shard:            c.shard,
 		Sharded:          rep.shard != nil, // shard.go
 		Started:          c.started,
-		OneReference:     c.cfg.oneReference,
+		OneReference:     c.cfg.OneReference,
 		ConcurrencyOff:   rep.concurrencyOff,
-		ConcurrentMayRun: c.cfg.concurrentMayRun(),
+		ConcurrentMayRun: c.cfg.ConcurrentMayRun(),
 
 		WorldPrints: func() *crashstates.Prints {
 			prints, _ := c.newWorldPrints(ctx) // crashstates.go
@@ -232,8 +232,8 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 			if err != nil {
 				return nil, err
 			}
-			if c.cfg.pick != nil && c.cfg.only == "" {
-				b, _ := c.cfg.conc.resolveBudget() // plan has reported its error
+			if c.cfg.pick != nil && c.cfg.Only == "" {
+				b, _ := c.cfg.resolveBudget() // plan has reported its error
 				planned = c.cfg.pick(planned, b)
 				for _, sc := range planned {
 					rep.drawn = append(rep.drawn, sc.Token())
@@ -247,10 +247,10 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 			return out, nil
 		},
 		WallBudget: func() (time.Duration, error) {
-			b, err := c.cfg.wallBudget() // wall.go
+			b, err := c.cfg.WallBudget(DefaultWallBudget) // internal/options
 			return b, usage(err)
 		},
-		OnPlan:  c.cfg.onPlan,
+		OnPlan:  c.cfg.OnPlan,
 		SetWall: func(w *wall.Clock) { c.wall = w },
 
 		Play: func(l *checker, s scenarios.Scenario) (*ScenarioRun, error) {
@@ -348,7 +348,7 @@ func (c *checker) scenario(ctx context.Context, s Scenario, how playArgs) (*Scen
 	c.log.Reset()
 	c.resetEffects()
 	c.mu.Lock()
-	c.clock = c.cfg.start
+	c.clock = c.cfg.Start
 	c.foreign = nil
 	c.ran = nil
 	c.left = sessionstate.Left{}
@@ -358,7 +358,7 @@ func (c *checker) scenario(ctx context.Context, s Scenario, how playArgs) (*Scen
 	}
 	c.worker.TakeForeign()
 
-	c.cfg.progress.Start(c.job.Name, s.Token())
+	c.cfg.Progress.Start(c.job.Name, s.Token())
 	sr := &ScenarioRun{Scenario: s, numbers: map[string]int{}}
 	play, ok := s.Kind.play()
 	if !ok {
@@ -387,7 +387,7 @@ func (c *checker) scenario(ctx context.Context, s Scenario, how playArgs) (*Scen
 		c.clearSessions(ctx) // what the job left open is not the next scenario's
 	}
 
-	snap, err := c.db.Snapshot(ctx, c.cfg.snapshot...)
+	snap, err := c.db.Snapshot(ctx, c.cfg.Snapshot...)
 	if err != nil {
 		return nil, fmt.Errorf("twice: internal error: reading the database: %w", err)
 	}
@@ -427,7 +427,7 @@ func (c *checker) deliverOn(ctx context.Context, sr *ScenarioRun, w *inject.Work
 	plan := queue.Plan{Fault: d.fault, CrashAfterReturn: d.crashAfterReturn, LoseAck: d.loseAck, RedriveAfter: d.redriveAfter, Wait: d.wait}
 	ok, gaveUp := c.cfg.queue.Deliver(jobID, plan, c.maxDeliveries(jobID), queue.Deliveries{ // followups.go
 		Run: func(p inject.Plan, crash, lost bool) (queue.Attempt, bool) {
-			rec := c.startAttempt(ctx, w, jobID, c.next(sr, jobID), p).wait(c.cfg.attemptTimeout, crash)
+			rec := c.startAttempt(ctx, w, jobID, c.next(sr, jobID), p).wait(c.cfg.AttemptTimeout, crash)
 			if c.cfg.queue.Snoozed(rec.queued()) {
 				lost = false
 			}
@@ -437,7 +437,7 @@ func (c *checker) deliverOn(ctx context.Context, sr *ScenarioRun, w *inject.Work
 			case rec.Panic != "" || rec.Goexit != "":
 				sr.Problems = append(sr.Problems, abortProblem(rec, true))
 			case rec.Hung:
-				sr.Problems = append(sr.Problems, hungProblem(rec, c.cfg.attemptTimeout))
+				sr.Problems = append(sr.Problems, hungProblem(rec, c.cfg.AttemptTimeout))
 			case len(rec.AfterRun) > 0:
 				sr.Problems = append(sr.Problems, afterRunProblem(rec))
 			default:

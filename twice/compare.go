@@ -50,7 +50,7 @@ func compareRun(ref, sr *ScenarioRun, cfg *config) *Finding {
 	}
 	r := findings.Reference{Run: runOf(ref), Compared: ref.compared(), Varying: ref.varying, KeyCopies: ref.keyCopies}
 	f := findings.Compare(r, findingScenario(sr, ps, hints, cfg.queue.describe),
-		findings.Config{Policies: cfg.policies, Label: cfg.queue.Label, Words: cfg.runner.Words}) // runner.go
+		findings.Config{Policies: cfg.Policies, Label: cfg.queue.Label, Words: cfg.Runner.Words}) // runner.go
 	return findingOf(sr, f)
 }
 

@@ -21,18 +21,17 @@ type concurrency struct {
 
 // runConcurrent plays the concurrent scenarios (internal/concurrentplay):
 // those of one job delivered twice at once (sameJob), then the concurrent
-// duplicates (duplicateJobs), each unless switched off (config.pairOff); a
+// duplicates (duplicateJobs), each unless switched off (options.Config.PairOff); a
 // concurrent token given to -twice.run replays that one scenario. Inside
 // rapid.Check (where every drawn input runs a whole check) only the
 // overlaps run, unless WithBudget is given. With more than one lane
 // (parallel.go) the overlaps and the PCT samples play on every lane at
 // once.
 func (c *checker) runConcurrent(ctx context.Context, ref *ScenarioRun, lanes []*checker) ([]*ScenarioRun, error) {
-	only := c.cfg.only
+	only := c.cfg.Only
 	if only != "" && !isConcurrentToken(only) {
 		return nil, nil
 	}
-	cc := c.cfg.conc
 	return concurrentplay.Check[*checker, *ScenarioRun]{
 		Own:    c,
 		Lanes:  lanes,
@@ -42,18 +41,18 @@ func (c *checker) runConcurrent(ctx context.Context, ref *ScenarioRun, lanes []*
 		OnlyDuplicate: isDuplicateToken(only),
 
 		Pairs: [2]concurrentplay.Pair{sameJob, duplicateJobs},
-		Off:   c.cfg.concurrentOff(),
+		Off:   c.cfg.ConcurrentOff(),
 
 		Budget: func(n int) (int, sched.Budget, error) {
-			b, err := cc.resolveBudget()
+			b, err := c.cfg.resolveBudget()
 			if err != nil {
 				return 0, sched.Budget{}, err
 			}
 			return b.OverlapPoints, b.explore(n), nil
 		},
-		OverlapsOnly: c.cfg.pick != nil && cc.budget == nil,
-		Seed:         concurrentplay.Seed(cc.seed),
-		All:          cc.all,
+		OverlapsOnly: c.cfg.pick != nil && c.cfg.budget == nil,
+		Seed:         concurrentplay.Seed(c.cfg.Conc.Seed),
+		All:          c.cfg.Conc.All,
 
 		Wall: c.wall,
 		LeftOut: func(overlaps, points int) {
@@ -104,10 +103,10 @@ func (c *checker) concurrentWorkers() error {
 	if c.conc != nil {
 		return nil
 	}
-	workers, names, err := concurrentplay.Workers(c.worker, c.cfg.concurrentReusesCheckWorker(), c.db.ConnConfig().RuntimeParams, int(c.cfg.conc.isolation), func(params map[string]string) (*inject.Worker, error) {
+	workers, names, err := concurrentplay.Workers(c.worker, c.cfg.ConcurrentReusesCheckWorker(), c.db.ConnConfig().RuntimeParams, c.cfg.Conc.Isolation, func(params map[string]string) (*inject.Worker, error) {
 		cfg := c.db.ConnConfig()
 		cfg.RuntimeParams = params
-		w, err := inject.NewWorkerConfigured(cfg, c.cfg.configurePool)
+		w, err := inject.NewWorkerConfigured(cfg, c.cfg.ConfigurePool)
 		if err != nil {
 			return nil, err
 		}
@@ -116,7 +115,7 @@ func (c *checker) concurrentWorkers() error {
 		if err := c.addHandles(w); err != nil {
 			return nil, err
 		}
-		if c.cfg.sqlOpen != nil {
+		if c.cfg.SQLOpen != nil {
 			if err := c.useSQL(w, cfg); err != nil {
 				return nil, err
 			}
@@ -141,25 +140,25 @@ func (c *checker) playConcurrent(ctx context.Context, sr *ScenarioRun, jobs [2]s
 		Choose:     chooser,
 		Pool:       c.db.Pool(),
 		Names:      k.names[:],
-		StuckAfter: c.cfg.attemptTimeout,
+		StuckAfter: c.cfg.AttemptTimeout,
 		Start: func(i int, plan inject.Plan) *runningAttempt {
 			return c.startAttempt(ctx, k.workers[i], jobs[i], c.next(sr, jobs[i]), plan)
 		},
 		// The scheduler reports a stuck attempt after AttemptTimeout
 		// without progress; this bound only catches the scheduler itself.
-		Wait: func(ra *runningAttempt) AttemptRecord { return ra.wait(4*c.cfg.attemptTimeout, false) },
+		Wait: func(ra *runningAttempt) AttemptRecord { return ra.wait(4*c.cfg.AttemptTimeout, false) },
 
 		After: func(rec *AttemptRecord) { c.afterAttempt(ctx, rec, false) },
 		Record: func(p concurrentplay.Played[AttemptRecord]) {
 			sr.Attempts = append(sr.Attempts, p.Recs...)
-			sr.interleaving = &interleaving{trace: p.Trace, isolation: c.cfg.conc.isolation, stuck: p.Stuck, held: p.Held}
+			sr.interleaving = &interleaving{trace: p.Trace, isolation: IsolationLevel(c.cfg.Conc.Isolation), stuck: p.Stuck, held: p.Held}
 		},
 		Ended: func(rec AttemptRecord) (Problem, bool, bool) {
 			switch {
 			case rec.Panic != "" || rec.Goexit != "":
 				return abortProblem(rec, true), true, false
 			case rec.Hung:
-				return hungProblem(rec, 4*c.cfg.attemptTimeout), true, false
+				return hungProblem(rec, 4*c.cfg.AttemptTimeout), true, false
 			case len(rec.AfterRun) > 0:
 				return afterRunProblem(rec), true, false
 			}

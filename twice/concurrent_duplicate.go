@@ -6,16 +6,6 @@ import "github.com/twicekit/twicekit/internal/concurrentplay"
 // (internal/concurrentplay, which says when the concurrent duplicates play).
 var sameJob, duplicateJobs = concurrentplay.SameJob, concurrentplay.DuplicateJobs
 
-// concurrentOff is what the options switched off of the concurrent
-// scenarios.
-func (c *config) concurrentOff() concurrentplay.Off {
-	return concurrentplay.Off{Concurrency: c.conc.off, Overlaps: c.conc.overlapsOff, DuplicateQueue: c.dupEnqueueOff, Duplicates: c.conc.duplicates}
-}
-
-// pairOff says why the check does not play a pair's scenarios ("": it
-// plays them).
-func (c *config) pairOff(p concurrentplay.Pair) string { return c.concurrentOff().Pair(p) }
-
 // WithoutOverlappingDeliveries switches off the concurrent scenarios of one
 // job ID (the overlaps and interleavings of two deliveries of the same
 // job), for a queue that never delivers a job again while it runs. Say why;
@@ -23,7 +13,7 @@ func (c *config) pairOff(p concurrentplay.Pair) string { return c.concurrentOff(
 // copies of the job, two job IDs, at once) still play: such a queue runs
 // distinct jobs at once all the same.
 func WithoutOverlappingDeliveries(reason string) Option {
-	return optionFunc(func(c *config) { c.conc.overlapsOff = reason })
+	return optionFunc(func(c *config) { c.Conc.OverlapsOff = reason })
 }
 
 // ConcurrentDuplicates plays the concurrent duplicates even where the check
@@ -32,9 +22,5 @@ func WithoutOverlappingDeliveries(reason string) Option {
 // copies under two job IDs could race where one job ID's redeliveries
 // cannot (it locks or records its job ID first, then checks its input).
 func ConcurrentDuplicates() Option {
-	return optionFunc(func(c *config) { c.conc.duplicates = true })
+	return optionFunc(func(c *config) { c.Conc.Duplicates = true })
 }
-
-// duplicatesByDefault reports whether the check plays the concurrent
-// duplicates without being given a token.
-func (c *config) duplicatesByDefault() bool { return c.concurrentOff().DuplicatesByDefault() }

@@ -20,29 +20,18 @@ const (
 
 func (l IsolationLevel) String() string { return concurrentplay.Isolation(int(l)) }
 
-type concurrentConfig struct {
-	isolation IsolationLevel
-	budget    *Budget
-	seed      uint64
-	off       string
-	// overlapsOff: WithoutOverlappingDeliveries (concurrent_duplicate.go).
-	overlapsOff string
-	duplicates  bool // ConcurrentDuplicates
-	all         bool
-}
-
 // Isolation runs the concurrent scenarios' attempts under this isolation
 // level (default ReadCommitted). Serialization failures and deadlocks are
 // errors the queue redelivers, so a check-then-act job can pass under
 // Serializable and be flagged under ReadCommitted.
 func Isolation(l IsolationLevel) Option {
-	return optionFunc(func(c *config) { c.conc.isolation = l })
+	return optionFunc(func(c *config) { c.Conc.Isolation = int(l) })
 }
 
 // ScheduleSeed seeds the PCT samples drawn when a job has more interleavings
 // than the budget (default 1). The same seed always draws the same samples.
 func ScheduleSeed(seed uint64) Option {
-	return optionFunc(func(c *config) { c.conc.seed = seed })
+	return optionFunc(func(c *config) { c.Conc.Seed = seed })
 }
 
 // WithoutConcurrency switches off the concurrent scenarios, the concurrent
@@ -51,12 +40,12 @@ func ScheduleSeed(seed uint64) Option {
 // the error when a concurrent token is replayed anyway. A queue that only
 // never runs one job ID twice at once says WithoutOverlappingDeliveries.
 func WithoutConcurrency(reason string) Option {
-	return optionFunc(func(c *config) { c.conc.off = reason })
+	return optionFunc(func(c *config) { c.Conc.Off = reason })
 }
 
 // ExploreAllInterleavings keeps exploring after the first concurrent
 // scenario that breaks a promise (by default the exploration stops there,
 // after the named overlap scenarios).
 func ExploreAllInterleavings() Option {
-	return optionFunc(func(c *config) { c.conc.all = true })
+	return optionFunc(func(c *config) { c.Conc.All = true })
 }

@@ -17,7 +17,7 @@ import (
 // exactly as an earlier one does (by default such a point is covered by the
 // earlier one and not replayed).
 func EveryCrashPoint() Option {
-	return optionFunc(func(c *config) { c.everyCrashPoint = true })
+	return optionFunc(func(c *config) { c.EveryCrashPoint = true })
 }
 
 // newWorldPrints prepares the fingerprints of the check's database and

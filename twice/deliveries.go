@@ -11,7 +11,7 @@ import (
 // deliverReference plays the reference run (internal/queue): one clean
 // delivery of job-1 and, while it snoozes, the deliveries that follow.
 func (c *checker) deliverReference(ctx context.Context, sr *ScenarioRun, wait func(context.Context, faults.Step) error) {
-	c.cfg.queue.Reference(c.cfg.maxDeliveries, func(offset int) queue.Attempt {
+	c.cfg.queue.Reference(c.cfg.MaxDeliveries, func(offset int) queue.Attempt {
 		rec := c.runAttempt(ctx, job1, c.next(sr, job1), inject.Plan{Wait: wait, Offset: offset}, false)
 		sr.Attempts = append(sr.Attempts, rec)
 		return rec.queued()

@@ -52,7 +52,7 @@ type effectHandles = handles.Effects
 // concurrentWorkers call it for each worker they make).
 func (c *checker) addHandles(w *inject.Worker) error {
 	g := c.gate(w.Owner)
-	h, err := handles.NewEffects(c.log, g, c.provider, c.cfg.effects.hosts, func(router http.RoundTripper, mounted []string) *baseURLs {
+	h, err := handles.NewEffects(c.log, g, c.provider, c.cfg.Effects.Hosts, func(router http.RoundTripper, mounted []string) *baseURLs {
 		return newBaseURLs(c, router, mounted)
 	}, c.serveFakes, c.onClose)
 	if err != nil {

@@ -9,12 +9,6 @@ import (
 	"github.com/twicekit/twicekit/internal/handles"
 )
 
-// effectsConfig is what the options say about the effect fakes.
-type effectsConfig struct {
-	hosts []handles.Host // HTTPHost
-	fakes []fakeServe    // ServeFake: fakeserver.go
-}
-
 // HTTPHost mounts handler (a fake of a partner's API) under host (such as
 // "partner.example") for a.HTTP: the job's own HTTP code reaches it with
 // only its base URL changed ("https://partner.example/..."). The handler
@@ -35,7 +29,7 @@ type effectsConfig struct {
 // naming the host and this option.
 func HTTPHost(host string, handler http.Handler) Option {
 	return optionFunc(func(c *config) {
-		c.effects.hosts = append(c.effects.hosts, handles.Host{Name: host, Handler: handler})
+		c.Effects.Hosts = append(c.Effects.Hosts, handles.Host{Name: host, Handler: handler})
 	})
 }
 
@@ -49,7 +43,7 @@ func (c *checker) wireEffects() error {
 	c.router = effects.NewRouter(c.log, g, c.provider)
 	c.throughDefault = c.router.ThroughDefault(handles.Loopback)
 	c.onClose(c.provider.Close)
-	if err := handles.Mount(c.router, c.cfg.effects.hosts); err != nil {
+	if err := handles.Mount(c.router, c.cfg.Effects.Hosts); err != nil {
 		return err
 	}
 	return c.addHandles(c.worker)

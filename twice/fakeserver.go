@@ -30,7 +30,7 @@ import (
 // error.
 func ServeFake(name string, serve func(c *FakeConn)) Option {
 	return optionFunc(func(c *config) {
-		c.effects.fakes = append(c.effects.fakes, fakeServe{Name: name, Serve: fakeConns(serve)})
+		c.Effects.Fakes = append(c.Effects.Fakes, fakeServe{Name: name, Serve: fakeConns(serve)})
 	})
 }
 
@@ -106,7 +106,7 @@ func newFakeServers(g effects.Gate, log *effects.Log, trouble *fakeTrouble) *fak
 func (c *checker) serveFakes(g effects.Gate) (*fakeServers, error) {
 	f := newFakeServers(g, c.log, c.fakeTrouble)
 	c.onClose(f.Close)
-	if err := f.Serve(c.cfg.effects.fakes, usage); err != nil {
+	if err := f.Serve(c.cfg.Effects.Fakes, usage); err != nil {
 		return nil, err
 	}
 	return f, nil

@@ -136,7 +136,7 @@ func (c *checker) resetFollowUps(ctx context.Context) error {
 func (c *checker) maxDeliveries(jobID string) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.follow.MaxDeliveries(jobID, c.cfg.maxDeliveries)
+	return c.follow.MaxDeliveries(jobID, c.cfg.MaxDeliveries)
 }
 
 // followUpsNote is the report's note on the follow-ups its scenarios left

@@ -1,15 +1,11 @@
 package twice
 
 import (
-	"database/sql/driver"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"github.com/twicekit/twicekit/effects"
+	"github.com/twicekit/twicekit/internal/options"
 	"github.com/twicekit/twicekit/internal/queue"
-	"github.com/twicekit/twicekit/internal/settings"
-	"github.com/twicekit/twicekit/internal/shard"
 	"github.com/twicekit/twicekit/pgfixture"
 )
 
@@ -21,49 +17,16 @@ type optionFunc func(*config)
 
 func (f optionFunc) apply(c *config) { f(c) }
 
+// config is what the options set: internal/options' Config, and what they
+// say in twice's own types.
 type config struct {
-	policies       effects.Policies
-	snapshot       []pgfixture.SnapshotOption
-	dupEnqueueOff  string
-	loseReplies    bool // LoseStatementReplies: statement_reply_lost.go
-	attemptTimeout time.Duration
-	maxDeliveries  int
-	only           string
-	server         *pgfixture.Server
-	testName       string
-	keepFailed     bool
-	start          time.Time
-	sqlDriver      string                                     // the option that set sqlOpen, for errors: SQLDriver("postgres"), SQLConnector
-	sqlOpen        func(dsn string) (driver.Connector, error) // a.DB's connector (sqldriver.go); nil: pgx's
-	configurePool  func(*pgxpool.Config)                      // the application's pool configuration (poolconfig.go)
-	redrives       []time.Duration
-	periodic       queue.Schedule        // Periodic, PeriodicSchedule: periodic.go
-	followUps      queue.Follow[Attempt] // WorkFollowUps: internal/queue/followups.go
-	// everyCrashPoint replays crash points that leave the same world as an
-	// earlier one (crashstates.go).
-	everyCrashPoint bool
-	// freshPerDelivery starts every delivery on fresh sessions
-	// (FreshSessionsPerDelivery: sessionstate.go).
-	freshPerDelivery bool
-	// progress, when set, follows the scenario running (AssertIdempotent
-	// watches it for long checks and go test's -timeout).
-	progress     *progress
-	exactValues  bool // ExactValues: internal/compare/varying.go
-	oneReference bool // no second clean run (only the benchmark that measures it)
+	options.Config
+	budget    *Budget               // WithBudget: budget.go
+	queue     queueConfig           // the queue's semantics: queue.go
+	followUps queue.Follow[Attempt] // WorkFollowUps: internal/queue/followups.go
 	// pick, when set, chooses which of the planned scenarios run (a rapid
 	// check draws them); nil runs them all.
-	pick      func(all []Scenario, b Budget) []Scenario
-	parallel  *int             // Parallel: parallel.go
-	shard     *shard.Shard     // Shard: shard.go
-	conc      concurrentConfig // concurrent scenarios: concurrent_options.go
-	queue     queueConfig      // the queue's semantics: queue.go
-	effects   effectsConfig    // the effect fakes: effects_wiring.go
-	wall      *time.Duration   // WallBudget: wall.go
-	partialOK string           // PartialCheck: wall.go
-	runner    queue.Runner     // LeaseQueue, LockingConsumer, InProcessScheduler: runner.go
-	// onPlan, when set, hears the plan once the reference run made it
-	// ("N scenarios, about T each"): AssertIdempotent logs it under -v.
-	onPlan func(string)
+	pick func(all []Scenario, b Budget) []Scenario
 }
 
 // Defaults.
@@ -76,14 +39,7 @@ const (
 var clockStart = time.Date(2026, time.October, 12, 9, 0, 0, 0, time.UTC)
 
 func newConfig(opts []Option) *config {
-	c := &config{
-		policies:       effects.Policies{},
-		attemptTimeout: DefaultAttemptTimeout,
-		maxDeliveries:  DefaultMaxDeliveries,
-		start:          clockStart,
-		only:           settings.Run(),
-		snapshot:       []pgfixture.SnapshotOption{pgfixture.ExcludeTables(pgfixture.MigrationTables()...), pgfixture.GeneratedKeys()},
-	}
+	c := &config{Config: options.New(DefaultAttemptTimeout, DefaultMaxDeliveries, clockStart)}
 	for _, o := range opts {
 		if o != nil {
 			o.apply(c)
@@ -97,7 +53,7 @@ func newConfig(opts []Option) *config {
 // default), effects.AtLeastOnce ("a rare duplicate beats a missing one") or
 // effects.AtMostOnce. The check verifies the policy under every scenario.
 func EffectPolicy(kind string, p effects.Policy) Option {
-	return optionFunc(func(c *config) { c.policies[kind] = p })
+	return optionFunc(func(c *config) { c.Policies[kind] = p })
 }
 
 // The database comparison: IgnoreColumns, Normalize, ExcludeRows, Schemas
@@ -146,14 +102,14 @@ func QueueTables(names ...string) Option {
 }
 
 func snapshotOption(o pgfixture.SnapshotOption) Option {
-	return optionFunc(func(c *config) { c.snapshot = append(c.snapshot, o) })
+	return optionFunc(func(c *config) { c.Snapshot = append(c.Snapshot, o) })
 }
 
 // WithoutDuplicateEnqueue switches off the duplicate-enqueue scenario. The
 // reason is required and printed with every report (for example "enqueued in
 // the same transaction as the order, so the producer cannot enqueue twice").
 func WithoutDuplicateEnqueue(reason string) Option {
-	return optionFunc(func(c *config) { c.dupEnqueueOff = reason })
+	return optionFunc(func(c *config) { c.DupEnqueueOff = reason })
 }
 
 // FreshSessionsPerDelivery starts every delivery on fresh sessions, as a
@@ -163,7 +119,7 @@ func WithoutDuplicateEnqueue(reason string) Option {
 // its session. A finding that names such state and goes away with it was
 // caused by that state.
 func FreshSessionsPerDelivery() Option {
-	return optionFunc(func(c *config) { c.freshPerDelivery = true })
+	return optionFunc(func(c *config) { c.FreshPerDelivery = true })
 }
 
 // LateRedrive adds, for every effect point, a scenario where the attempt dies
@@ -173,7 +129,7 @@ func FreshSessionsPerDelivery() Option {
 func LateRedrive(d time.Duration) Option {
 	return optionFunc(func(c *config) {
 		if d > 0 {
-			c.redrives = append(c.redrives, d)
+			c.Redrives = append(c.Redrives, d)
 		}
 	})
 }
@@ -181,25 +137,25 @@ func LateRedrive(d time.Duration) Option {
 // AttemptTimeout bounds one attempt; an attempt still running then is
 // reported as hung, with the point where it hung. Default 10s.
 func AttemptTimeout(d time.Duration) Option {
-	return optionFunc(func(c *config) { c.attemptTimeout = d })
+	return optionFunc(func(c *config) { c.AttemptTimeout = d })
 }
 
 // MaxDeliveries bounds how often the queue delivers one job when attempts
 // crash or return errors; hitting it is a finding. Default 5.
 func MaxDeliveries(n int) Option {
-	return optionFunc(func(c *config) { c.maxDeliveries = n })
+	return optionFunc(func(c *config) { c.MaxDeliveries = n })
 }
 
 // Only runs just the scenario with this token (as printed on a report's
 // replay line) after the reference run. The -twice.run flag and TWICE_RUN do
 // the same from the command line.
 func Only(token string) Option {
-	return optionFunc(func(c *config) { c.only = token })
+	return optionFunc(func(c *config) { c.Only = token })
 }
 
 // OnServer runs the check on s instead of the process's shared server.
 func OnServer(s *pgfixture.Server) Option {
-	return optionFunc(func(c *config) { c.server = s })
+	return optionFunc(func(c *config) { c.Server = s })
 }
 
 // KeepFailedDatabase keeps the check's database when the check fails, and
@@ -210,11 +166,11 @@ func OnServer(s *pgfixture.Server) Option {
 // are expected to fail leave nothing behind. TWICE_KEEP_DB=1 keeps every
 // database.
 func KeepFailedDatabase() Option {
-	return optionFunc(func(c *config) { c.keepFailed = true })
+	return optionFunc(func(c *config) { c.KeepFailed = true })
 }
 
 // TestName names the test on the report's replay line; AssertIdempotent
 // sets it from the TB.
 func TestName(name string) Option {
-	return optionFunc(func(c *config) { c.testName = name })
+	return optionFunc(func(c *config) { c.TestName = name })
 }

@@ -3,12 +3,10 @@ package twice
 import (
 	"context"
 	"fmt"
-	"runtime"
 
 	"github.com/twicekit/twicekit/effects"
 	"github.com/twicekit/twicekit/internal/inject"
 	"github.com/twicekit/twicekit/internal/inorder"
-	"github.com/twicekit/twicekit/internal/settings"
 	"github.com/twicekit/twicekit/pgfixture"
 )
 
@@ -24,15 +22,7 @@ import (
 // run at the same time in one process. A check with HTTPHost handlers plays
 // one scenario at a time, since every database shares the handlers.
 func Parallel(n int) Option {
-	return optionFunc(func(c *config) { c.parallel = &n })
-}
-
-// resolveParallel is how many scenarios the check may play at once: the
-// option, else -twice.parallel, else TWICE_PARALLEL ("auto": one per core),
-// else 1 (inorder.Count says why 1; internal/settings reads the flag and the environment).
-func (c *config) resolveParallel() (int, error) {
-	v, from := settings.Parallel()
-	return inorder.Count(c.parallel, v, from, runtime.GOMAXPROCS(0))
+	return optionFunc(func(c *config) { c.Parallel = &n })
 }
 
 // startLanes makes the lanes (see lanes) while the reference runs play,
@@ -52,12 +42,12 @@ func (c *checker) startLanes(ctx context.Context, n int) (wait func() ([]*checke
 // returns a note saying why, for go test -v. On an error it returns the
 // lanes made so far, to be closed.
 func (c *checker) lanes(ctx context.Context, n int) ([]*checker, string, error) {
-	if n > 1 && len(c.cfg.effects.hosts) > 0 {
+	if n > 1 && len(c.cfg.Effects.Hosts) > 0 {
 		return []*checker{c}, fmt.Sprintf("twice: %s: playing 1 scenario at a time, not %d: its HTTPHost handlers are shared by every database", c.job.Name, n), nil
 	}
 	return inorder.Make(c, n, func() (*checker, bool, error) { return c.newLane(ctx) }, func(made int) string {
 		return fmt.Sprintf("twice: %s: playing %s at a time, not %d: the server's connection room (%d connections) has no free %d for another database and its workers; raise max_connections to play more",
-			c.job.Name, count(made, "scenario"), n, c.srv.ConnectionRoom(), c.cfg.workersNeeded()*inject.MaxConnsPerWorker+pgfixture.ControlPoolConns)
+			c.job.Name, count(made, "scenario"), n, c.srv.ConnectionRoom(), c.cfg.WorkersNeeded()*inject.MaxConnsPerWorker+pgfixture.ControlPoolConns)
 	})
 }
 
@@ -65,12 +55,12 @@ func (c *checker) lanes(ctx context.Context, n int) ([]*checker, string, error) 
 // template, a worker on it and effect fakes of its own. ok is false when
 // the server has no free connections for it now.
 func (c *checker) newLane(ctx context.Context) (lane *checker, ok bool, err error) {
-	db, release, ok, err := c.srv.TryCreateDBReserving(ctx, c.job.Schema, c.cfg.workersNeeded()*inject.MaxConnsPerWorker,
+	db, release, ok, err := c.srv.TryCreateDBReserving(ctx, c.job.Schema, c.cfg.WorkersNeeded()*inject.MaxConnsPerWorker,
 		fmt.Sprintf("a parallel lane of twice.Check of job %q", c.job.Name))
 	if err != nil || !ok {
 		return nil, false, err
 	}
-	worker, err := inject.NewWorkerConfigured(workerConfig(db), c.cfg.configurePool)
+	worker, err := inject.NewWorkerConfigured(workerConfig(db), c.cfg.ConfigurePool)
 	if err != nil {
 		release()
 		_ = db.Close(ctx, false)
@@ -80,7 +70,7 @@ func (c *checker) newLane(ctx context.Context) (lane *checker, ok bool, err erro
 	l.setUp.Watch(worker)
 	l.onClose(release)
 	l.onClose(worker.Close)
-	if c.cfg.sqlOpen != nil {
+	if c.cfg.SQLOpen != nil {
 		if err := l.useSQLDriver(); err != nil {
 			_ = l.close(context.WithoutCancel(ctx), false)
 			return nil, false, err

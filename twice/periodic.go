@@ -18,7 +18,7 @@ import (
 func Periodic(interval time.Duration) Option {
 	return optionFunc(func(c *config) {
 		if interval > 0 {
-			c.periodic = queue.Schedule{Every: interval}
+			c.Periodic = queue.Schedule{Every: interval}
 		}
 	})
 }
@@ -33,7 +33,7 @@ func Periodic(interval time.Duration) Option {
 func PeriodicSchedule(next func(time.Time) time.Time) Option {
 	return optionFunc(func(c *config) {
 		if next != nil {
-			c.periodic = queue.Schedule{Next: next}
+			c.Periodic = queue.Schedule{Next: next}
 		}
 	})
 }
@@ -42,11 +42,11 @@ func PeriodicSchedule(next func(time.Time) time.Time) Option {
 // attempt panicked or hung; when it succeeds, the give-ups before it are
 // recovered.
 func (c *checker) playNextRun(ctx context.Context, sr *ScenarioRun) {
-	if !c.cfg.periodic.On() || !gaveUpOnly(sr) {
+	if !c.cfg.Periodic.On() || !gaveUpOnly(sr) {
 		return
 	}
 	before := len(sr.Problems)
-	if c.cfg.periodic.PlayNext(&c.mu, &c.clock, func(jobID string) bool { return c.deliver(ctx, sr, jobID, delivery{}) }) {
+	if c.cfg.Periodic.PlayNext(&c.mu, &c.clock, func(jobID string) bool { return c.deliver(ctx, sr, jobID, delivery{}) }) {
 		sr.Problems = sr.Problems[before:] // the next run recovered what the queue gave up on
 	}
 }

@@ -19,7 +19,7 @@ import (
 // connections. a.DB, pgx's database/sql driver, gets the same ConnConfig and
 // AfterConnect.
 func ConfigurePool(configure func(*pgxpool.Config)) Option {
-	return optionFunc(func(c *config) { c.configurePool = configure })
+	return optionFunc(func(c *config) { c.ConfigurePool = configure })
 }
 
 // typeHint is what a report adds to a clean run's error that says pgx does

@@ -116,24 +116,12 @@ type JSONMismatch struct {
 	Text    string `json:"text"`
 }
 
+// optionsOf is the options as the JSON report names them
+// (options.Config.JSON), with the budget and the follow-ups.
 func optionsOf(cfg *config) JSONOptions {
-	o := JSONOptions{
-		Isolation:        cfg.conc.isolation.String(),
-		Policies:         report.Strings(cfg.policies),
-		DuplicateEnqueue: cmp.Or(cfg.dupEnqueueOff, "checked"),
-		Concurrency:      cmp.Or(cfg.pairOff(sameJob), "checked"),
-		LateRedrives:     report.Map(cfg.redrives, shortDuration),
-		MaxDeliveries:    cfg.maxDeliveries,
-		AttemptTimeout:   cfg.attemptTimeout.String(),
-		Only:             cfg.only,
-		Runner:           cfg.runner.String(),
-		FreshSessions:    cfg.freshPerDelivery,
-	}
-	if b, err := cfg.conc.resolveBudget(); err == nil {
+	o := JSONOptions(cfg.JSON())
+	if b, err := cfg.resolveBudget(); err == nil {
 		o.Budget = b.Name
-	}
-	if cfg.periodic.On() {
-		o.Periodic = shortDuration(cfg.periodic.NextRun(cfg.start).Sub(cfg.start))
 	}
 	if f := cfg.followUps; f.Pending != nil { // followups.go
 		o.FollowUps = fmt.Sprintf("worked, at most %d", cmp.Or(f.Limit, DefaultFollowUpLimit))

@@ -12,7 +12,7 @@ import (
 // include such an overlap says that it assumed a lease, and names the
 // other runners.
 func LeaseQueue() Option {
-	return optionFunc(func(c *config) { c.runner = queue.LeaseQueue })
+	return optionFunc(func(c *config) { c.Runner = queue.LeaseQueue })
 }
 
 // LockingConsumer declares the runner a consumer that holds a row lock
@@ -23,8 +23,8 @@ func LeaseQueue() Option {
 // two copies at once still play.
 func LockingConsumer() Option {
 	return optionFunc(func(c *config) {
-		c.runner = queue.LockingConsumer
-		c.conc.overlapsOff = queue.LockingNoOverlap
+		c.Runner = queue.LockingConsumer
+		c.Conc.OverlapsOff = queue.LockingNoOverlap
 	})
 }
 
@@ -35,9 +35,9 @@ func LockingConsumer() Option {
 // say "the next scheduled run" where a queue's say "redelivery".
 func InProcessScheduler() Option {
 	return optionFunc(func(c *config) {
-		c.runner = queue.InProcessScheduler
-		c.conc.off = queue.SchedulerNoOverlap
-		c.dupEnqueueOff = queue.SchedulerNoDup
+		c.Runner = queue.InProcessScheduler
+		c.Conc.Off = queue.SchedulerNoOverlap
+		c.DupEnqueueOff = queue.SchedulerNoDup
 	})
 }
 
@@ -45,5 +45,5 @@ func InProcessScheduler() Option {
 // the default runner and twice's own words, that the scenario assumed a
 // lease (internal/queue).
 func (c *config) leaseHint(s Scenario) string {
-	return c.runner.LeaseHint(s.Kind == Overlap || s.Kind == Interleaved, c.queue.describe == nil)
+	return c.Runner.LeaseHint(s.Kind == Overlap || s.Kind == Interleaved, c.queue.describe == nil)
 }

@@ -154,23 +154,23 @@ func scenarioOf(s scenarios.Scenario) Scenario {
 // kept. With Only it keeps the scenario Only names (scenarios.Only).
 func plan(steps []faults.Step, cfg *config, crashes *thin.LeftOut) ([]Scenario, error) {
 	n := len(steps)
-	p := scenarios.Planning{Steps: steps, CrashPoints: thin.KeepPoints(steps, n, 0), LoseReplies: true, BeforeAck: pointsBeforeAck(steps), Redrives: cfg.redrives, DupEnqueueOff: cfg.dupEnqueueOff}
-	if cfg.only == "" {
-		b, err := cfg.conc.resolveBudget()
+	p := scenarios.Planning{Steps: steps, CrashPoints: thin.KeepPoints(steps, n, 0), LoseReplies: true, BeforeAck: pointsBeforeAck(steps), Redrives: cfg.Redrives, DupEnqueueOff: cfg.DupEnqueueOff}
+	if cfg.Only == "" {
+		b, err := cfg.resolveBudget()
 		if err != nil {
 			return nil, usage(err)
 		}
 		p.CrashPoints = thin.KeepPoints(steps, n, b.CrashPoints)
-		p.LoseReplies = b.StatementRepliesLost || cfg.loseReplies
+		p.LoseReplies = b.StatementRepliesLost || cfg.LoseReplies
 		crashes.Budget = b.Name
 	}
 	crashes.Crashes, crashes.CrashPoints = len(p.CrashPoints), n
 	planned := scenarios.Plan(p)
-	if cfg.only != "" { // a concurrent token keeps none: runConcurrent plays it
+	if cfg.Only != "" { // a concurrent token keeps none: runConcurrent plays it
 		var tokens []string
 		var ok bool
-		if planned, tokens, ok = scenarios.Only(planned, cfg.only); !ok {
-			return nil, unknownOnly(cfg.only, n, len(concurrentPoints(steps)), tokens, cfg)
+		if planned, tokens, ok = scenarios.Only(planned, cfg.Only); !ok {
+			return nil, usage(cfg.UnknownOnly(n, len(concurrentPoints(steps)), tokens))
 		}
 	}
 	var all []Scenario

@@ -12,7 +12,7 @@ type seedState struct{ seed.State }
 
 // seedDB is c's database as internal/seed resets it.
 func (c *checker) seedDB() seed.DB {
-	return seed.DB{DB: c.db, Seed: c.job.Seed, Snapshot: c.cfg.snapshot, On: &c.seedOn, Usage: usage}
+	return seed.DB{DB: c.db, Seed: c.job.Seed, Snapshot: c.cfg.Snapshot, On: &c.seedOn, Usage: usage}
 }
 
 // resetSeeded brings c's database to the state every scenario starts from:

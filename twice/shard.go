@@ -1,9 +1,6 @@
 package twice
 
-import (
-	"github.com/twicekit/twicekit/internal/settings"
-	"github.com/twicekit/twicekit/internal/shard"
-)
+import "github.com/twicekit/twicekit/internal/shard"
 
 // Shards over machines (internal/shard): with -twice.shard=k/n every check
 // plays its reference runs and the share of its other scenarios that falls
@@ -14,12 +11,5 @@ import (
 // plays them all. -twice.run (and Only) replays its one scenario in any
 // shard.
 func Shard(k, n int) Option {
-	return optionFunc(func(c *config) { c.shard = &shard.Shard{K: k, N: n} })
-}
-
-// resolveShard is the option, else -twice.shard, else TWICE_SHARD, else
-// 1/1 (everything).
-func (c *config) resolveShard() (shard.Shard, error) {
-	v, from := settings.Shard()
-	return shard.Resolve(c.shard, v, from)
+	return optionFunc(func(c *config) { c.Shard = &shard.Shard{K: k, N: n} })
 }

@@ -28,8 +28,8 @@ import (
 // (sslmode=disable unless the server is reached over TLS).
 func SQLDriver(name string) Option {
 	return optionFunc(func(c *config) {
-		c.sqlDriver = fmt.Sprintf("SQLDriver(%q)", name)
-		c.sqlOpen = func(dsn string) (driver.Connector, error) { return inject.OpenConnector(name, dsn) }
+		c.SQLDriver = fmt.Sprintf("SQLDriver(%q)", name)
+		c.SQLOpen = func(dsn string) (driver.Connector, error) { return inject.OpenConnector(name, dsn) }
 	})
 }
 
@@ -47,15 +47,15 @@ func SQLDriver(name string) Option {
 // the check with that error.
 func SQLConnector(open func(dsn string) (driver.Connector, error)) Option {
 	return optionFunc(func(c *config) {
-		c.sqlDriver = "SQLConnector"
-		c.sqlOpen = open
+		c.SQLDriver = "SQLConnector"
+		c.SQLOpen = open
 	})
 }
 
 // useSQL replaces worker w's *sql.DB with one on the connector the options
 // name, for the session cfg describes.
 func (c *checker) useSQL(w *inject.Worker, cfg *pgx.ConnConfig) error {
-	inner, err := handles.Connector(c.cfg.sqlOpen, c.cfg.sqlDriver, cfg)
+	inner, err := handles.Connector(c.cfg.SQLOpen, c.cfg.SQLDriver, cfg)
 	if err != nil {
 		return err
 	}

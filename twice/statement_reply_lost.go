@@ -9,5 +9,5 @@ package twice
 // it does with the outcome. A job that takes that error for "not done"
 // applies the statement twice or records a failure for work that was done.
 func LoseStatementReplies() Option {
-	return optionFunc(func(c *config) { c.loseReplies = true })
+	return optionFunc(func(c *config) { c.LoseReplies = true })
 }

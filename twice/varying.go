@@ -17,14 +17,14 @@ import (
 // identity columns, and the columns referencing them) are still compared up
 // to renaming (internal/compare/generatedkeys.go).
 func ExactValues() Option {
-	return optionFunc(func(c *config) { c.exactValues = true })
+	return optionFunc(func(c *config) { c.ExactValues = true })
 }
 
 // secondReference runs the clean reference again and records in ref which
 // values differ between the two runs (internal/compare/varying.go). A second
 // run that does not succeed cleanly leaves the comparison exact.
 func (c *checker) secondReference(ctx context.Context, ref *ScenarioRun, rep *Report) error {
-	if c.cfg.oneReference {
+	if c.cfg.OneReference {
 		return nil
 	}
 	wall0 := time.Now()
@@ -40,12 +40,12 @@ func (c *checker) secondReference(ctx context.Context, ref *ScenarioRun, rep *Re
 	if last := lastDelivery(again); referenceFinding(again, last, nil, queueConfig{}) != nil || last.Err != nil {
 		return nil
 	}
-	latest := c.cfg.start
-	for _, d := range c.cfg.redrives {
+	latest := c.cfg.Start
+	for _, d := range c.cfg.Redrives {
 		latest = latest.Add(d)
 	}
-	latest = c.cfg.periodic.NextRun(latest)
-	v := compare.Detect(ref.compared(), again.compared(), [2]time.Time{wall0, wall1}, [2]time.Time{c.cfg.start, latest}, c.cfg.exactValues)
+	latest = c.cfg.Periodic.NextRun(latest)
+	v := compare.Detect(ref.compared(), again.compared(), [2]time.Time{wall0, wall1}, [2]time.Time{c.cfg.Start, latest}, c.cfg.ExactValues)
 	ref.varying = v.WithReference(ref.compared(), ref.keyCopies)
 	rep.Varying = v.Found()
 	return nil

@@ -30,7 +30,7 @@ func BenchmarkSecondReference(b *testing.B) {
 		for _, one := range []bool{true, false} {
 			name := fmt.Sprintf("%s/one-reference=%v", job.Name, one)
 			b.Run(name, func(b *testing.B) {
-				opt := optionFunc(func(c *config) { c.oneReference = one })
+				opt := optionFunc(func(c *config) { c.OneReference = one })
 				for b.Loop() {
 					rep := Check(ctx, job, opt, WithoutConcurrency("measured apart"))
 					// benchJob increments (so it is flagged either way); one

@@ -2,8 +2,6 @@ package twice
 
 import (
 	"time"
-
-	"github.com/twicekit/twicekit/internal/settings"
 )
 
 // DefaultWallBudget bounds one check's wall time unless WallBudget,
@@ -25,7 +23,7 @@ const DefaultWallBudget = 2 * time.Minute
 // ExpectIdempotent fail a check that left anything out, saying how to give
 // it room, unless [PartialCheck] says why a partial check is enough.
 func WallBudget(d time.Duration) Option {
-	return optionFunc(func(c *config) { c.wall = &d })
+	return optionFunc(func(c *config) { c.Wall = &d })
 }
 
 // PartialCheck declares that a check the wall budget cut short is enough
@@ -33,14 +31,5 @@ func WallBudget(d time.Duration) Option {
 // it when it found nothing; its report still names what was left out, and
 // the reason.
 func PartialCheck(reason string) Option {
-	return optionFunc(func(c *config) { c.partialOK = reason })
-}
-
-// wallBudget is the check's bound: the option, else -twice.wall, else
-// TWICE_WALL, else DefaultWallBudget.
-func (c *config) wallBudget() (time.Duration, error) {
-	if c.wall != nil {
-		return *c.wall, nil
-	}
-	return settings.Wall(DefaultWallBudget)
+	return optionFunc(func(c *config) { c.PartialOK = reason })
 }
