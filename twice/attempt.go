@@ -20,15 +20,11 @@ func attemptOf(ctx context.Context) *Attempt {
 	return a
 }
 
-// graceAfterCancel is how long a hung attempt gets to return once its context
-// is cancelled and its connections cut, before it is left behind.
-const graceAfterCancel = 2 * time.Second
-
 // runAttempt runs one delivery of the job on the check's worker and waits
 // for it (at most the attempt timeout). ackLost crashes the attempt after its
 // job function returned, before the ack.
 func (c *checker) runAttempt(ctx context.Context, jobID string, number int, plan inject.Plan, ackLost bool) AttemptRecord {
-	rec := c.startAttempt(ctx, c.worker, jobID, number, plan).wait(c.cfg.AttemptTimeout, ackLost)
+	rec := c.startAttempt(ctx, c.Worker, jobID, number, plan).wait(c.cfg.AttemptTimeout, ackLost)
 	c.afterAttempt(ctx, &rec, ackLost)
 	return rec
 }
@@ -46,11 +42,11 @@ type runningAttempt struct {
 
 // startAttempt starts one delivery of the job on worker w and returns at once.
 func (c *checker) startAttempt(ctx context.Context, w *inject.Worker, jobID string, number int, plan inject.Plan) *runningAttempt {
-	skip := c.queueFetch(ctx, w.Pool, jobID, number)
+	skip := c.QueueFetch(ctx, &c.cfg.queue.Config, w.Pool, jobID, number)
 	name := fmt.Sprintf("attempt %d of %s", number, jobID)
 	rctx, run := inject.Start(ctx, name, plan)
 	run.OnCrash(w.Cut)
-	h := c.handlesOf(w)
+	h := c.HandlesOf(w)
 	a := &Attempt{
 		JobID:    jobID,
 		Number:   number,
@@ -61,15 +57,15 @@ func (c *checker) startAttempt(ctx context.Context, w *inject.Worker, jobID stri
 		HTTP:     h.HTTP,
 		Payments: effects.ProviderURL,
 		SMTP:     h.Fakes.SMTP,
-		clock:    c.now,
+		clock:    c.Now,
 		recorder: h.Recorder,
 		baseURLs: h.BaseURLs,
 		fakes:    h.Fakes,
 
-		throughDefault: c.throughDefault,
+		throughDefault: c.ThroughDefault,
 	}
 	rctx = context.WithValue(rctx, attemptKey{}, a)
-	_, kind, jobRun := c.followUpOf(jobID) // followups.go
+	_, kind, jobRun := c.FollowUpOf(jobID) // internal/checkstate
 	if jobRun == nil {
 		jobRun = c.job.Run
 	}
@@ -79,25 +75,9 @@ func (c *checker) startAttempt(ctx context.Context, w *inject.Worker, jobID stri
 		ra.done <- attempt.Exit{}
 		return ra
 	}
-	if c.cfg.FreshPerDelivery {
-		if err := c.freshWorker(ctx, w); err != nil {
-			c.mu.Lock()
-			if c.queueErr == nil {
-				c.queueErr = err // the check's error, as a queue hook's is
-			}
-			c.mu.Unlock()
-		}
-	}
-	ra.rec.SessionState = c.sessionState(ctx, w) // sessionstate.go: before the attempt owns w
+	ra.rec.SessionState = c.BeforeAttempt(ctx, w) // internal/checkstate: before the attempt owns w
 	ra.label = goroutines.NextLabel()
-	c.mu.Lock()
-	if c.attempts == nil {
-		c.attempts = map[*inject.Run]*Attempt{}
-	}
-	c.attempts[run] = a
-	c.mu.Unlock()
-	c.noteRan(name, run, w)
-	w.Owner.Begin(run) // a call on w's handles without the attempt's context is this attempt's
+	c.Begin(name, run, w, a) // a call on w's handles without the attempt's context is this attempt's
 	attempt.Go(run, ra.label, ra.done, jobRun, rctx, a)
 	return ra
 }
@@ -109,20 +89,17 @@ func (ra *runningAttempt) Run() *inject.Run { return ra.run }
 // still running then is crashed and reported as hung.
 func (ra *runningAttempt) wait(timeout time.Duration, ackLost bool) AttemptRecord {
 	rec := ra.rec
-	res := attempt.Wait(ra.run, ra.done, timeout, graceAfterCancel, ackLost, ra.c.cfg.queue.Snooze, func() {
-		rec.Slow = ra.runningInPostgres() // slow.go
+	res := attempt.Wait(ra.run, ra.done, timeout, attempt.GraceAfterCancel, ackLost, ra.c.cfg.queue.Snooze, func() {
+		rec.Slow = ra.c.RunningInPostgres(ra.run) // internal/checkstate
 		if rec.Slow {
-			rec.LockHolder = ra.lockHolder() // lockholder.go
+			rec.LockHolder = ra.c.LockHolder(ra.run)
 		}
 	})
 	rec.Hung, rec.Leaked, rec.CrashedBeforeAck = res.Hung, res.Leaked, res.CrashedBeforeAck
 	ra.run.Ack() // the goroutines on a context that outlives the attempt go on (internal/queue)
 	rec.AfterRun, rec.afterRunSites, rec.outlived = queue.AfterRun(ra.label, ra.run, rec.Hung)
 	ra.run.Finish()
-	ra.worker.Owner.End(ra.run)
-	ra.c.mu.Lock()
-	delete(ra.c.attempts, ra.run)
-	ra.c.mu.Unlock()
+	ra.c.End(ra.run, ra.worker)
 	rec.Points = ra.run.Steps()
 	rec.Crashed, rec.CrashAt, rec.Reason = ra.run.Crashed()
 	rec.crashedAfterAck = ra.run.CrashedAfterAck()

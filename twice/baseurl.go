@@ -1,8 +1,6 @@
 package twice
 
 import (
-	"net/http"
-
 	"github.com/twicekit/twicekit/internal/baseurl"
 )
 
@@ -35,11 +33,3 @@ func (a *Attempt) BaseURL(host string) string { return a.baseURLs.URL(host) }
 // baseURLs are the servers a.BaseURL hands out on one worker
 // (internal/baseurl).
 type baseURLs = baseurl.Servers
-
-// newBaseURLs returns the base-URL servers of a worker whose router
-// (serving mounted) is router. A host no fake serves is the check's error,
-// as a fake's trouble is: the report carries it instead of findings
-// (fakeserver.go).
-func newBaseURLs(c *checker, router http.RoundTripper, mounted []string) *baseURLs {
-	return baseurl.New(router, mounted, baseurl.Refusing, func(err error) { c.fakeTrouble.Add(err.Error()) })
-}

@@ -54,17 +54,17 @@ func BenchmarkScenario(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer func() { _ = c.close(ctx, false) }()
+	defer func() { _ = c.Close(ctx, false) }()
 
 	b.Run("bare", func(b *testing.B) {
 		for b.Loop() {
-			if err := c.resetSeeded(ctx); err != nil {
+			if err := c.ResetSeeded(ctx); err != nil {
 				b.Fatal(err)
 			}
-			if err := sixStatements(ctx, c.db.Pool(), "job-1"); err != nil {
+			if err := sixStatements(ctx, c.DB.Pool(), "job-1"); err != nil {
 				b.Fatal(err)
 			}
-			if _, err := c.db.Snapshot(ctx); err != nil {
+			if _, err := c.DB.Snapshot(ctx); err != nil {
 				b.Fatal(err)
 			}
 		}

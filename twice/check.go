@@ -3,13 +3,11 @@ package twice
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"sync"
 	"time"
 
-	"github.com/twicekit/twicekit/effects"
 	"github.com/twicekit/twicekit/faults"
 	"github.com/twicekit/twicekit/internal/checkrun"
+	"github.com/twicekit/twicekit/internal/checkstate"
 	"github.com/twicekit/twicekit/internal/compare"
 	"github.com/twicekit/twicekit/internal/crashstates"
 	"github.com/twicekit/twicekit/internal/inject"
@@ -17,68 +15,17 @@ import (
 	"github.com/twicekit/twicekit/internal/scenarios"
 	"github.com/twicekit/twicekit/internal/sched"
 	"github.com/twicekit/twicekit/internal/sessions"
-	"github.com/twicekit/twicekit/internal/sessionstate"
 	"github.com/twicekit/twicekit/internal/shard"
-	"github.com/twicekit/twicekit/internal/thin"
 	"github.com/twicekit/twicekit/internal/wall"
 	"github.com/twicekit/twicekit/pgfixture"
 )
 
-// checker holds what one check reuses across its scenarios: one database,
-// one worker with warm connections, one effect log.
+// checker is one check (or one of its lanes): its state
+// (internal/checkstate), its options and its job.
 type checker struct {
-	cfg    *config
-	job    Job
-	srv    *pgfixture.Server
-	db     *pgfixture.DB
-	worker *inject.Worker
-	log    *effects.Log
-	router *effects.Router // behind http.DefaultTransport; the handles' own are per worker (handles)
-	// started is when the check began; wall, when set, is its wall budget
-	// (internal/wall).
-	started time.Time
-	wall    *wall.Clock
-	// throughDefault is the router for requests through http.DefaultTransport
-	// (default_transport.go).
-	throughDefault http.RoundTripper
-
-	provider *effects.Provider
-
-	leftOut thin.LeftOut // what the budget left out of a long job
-	conc    *concurrency // the concurrent scenarios' workers
-	closers []func()
-	// fakeTrouble is what went wrong with the fakes of the check and its
-	// lanes (fakeserver.go), shared with the lanes.
-	fakeTrouble *fakeTrouble
-
-	mu      sync.Mutex
-	clock   time.Time
-	foreign []string // effect calls made with a context that is not the attempt's
-	// handles are each worker's effect handles (effects_gate.go), and
-	// attempts the attempt each running run was started for.
-	handles  map[*inject.Worker]*effectHandles
-	attempts map[*inject.Run]*Attempt
-	ran      []ranAttempt         // the attempts started in the current scenario (lockholder.go)
-	queueErr error                // the first error of a queue hook (queue.go)
-	follow   queue.State[Attempt] // the scenario's follow-ups (internal/queue)
-	// setUp is how each worker session started, and left what each was
-	// seen with in the current scenario (sessionstate.go).
-	setUp sessionstate.SetUp
-	left  sessionstate.Left
-
-	// seeded is the state every scenario starts from, shared with the
-	// lanes; seedOn says that c's database restores it on Reset (seeded.go).
-	seeded *seedState
-	seedOn bool
-
-	parallel int         // how many scenarios may play at once (parallel.go)
-	shard    shard.Shard // the share of the scenarios this check plays (shard.go)
-}
-
-func (c *checker) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.clock
+	checkstate.State[Attempt]
+	cfg *config
+	job Job
 }
 
 // Check runs job once on a fresh database as the reference, then in every
@@ -115,28 +62,28 @@ func Check(ctx context.Context, job Job, opts ...Option) *Report {
 		rep.Err = checkrun.SetUpErr(ctx, err)
 		return rep
 	}
-	c.started = started
+	c.Started = started
 	defer func() {
 		keep := checkrun.Keep(!rep.OK(), cfg.KeepFailed, cfg.pick != nil, rep.Err)
 		if keep {
-			rep.KeptDatabase = c.db.URL()
-			rep.keptNote = checkrun.KeptNote(c.srv.Mode())
+			rep.KeptDatabase = c.DB.URL()
+			rep.keptNote = checkrun.KeptNote(c.Srv.Mode())
 		}
-		if err := c.close(context.WithoutCancel(ctx), keep); err != nil && rep.Err == nil {
+		if err := c.Close(context.WithoutCancel(ctx), keep); err != nil && rep.Err == nil {
 			rep.Err = checkrun.CloseErr(err)
 		}
-		if err := usage(c.fakeTrouble.Err()); err != nil && rep.Err == nil {
+		if err := usage(c.FakeTrouble.Err()); err != nil && rep.Err == nil {
 			rep.Err, rep.Findings = err, nil // a check whose fake failed proves nothing (fakeserver.go)
 		}
 	}()
-	c.parallel, c.shard = parallel, sh
+	c.Parallel, c.Shard = parallel, sh
 	c.run(ctx, rep)
 	rep.partialOK = cfg.PartialOK
-	if words, ok := checkrun.Concurrency(rep.wallNone, rep.concurrencyOff, c.wall); ok {
+	if words, ok := checkrun.Concurrency(rep.wallNone, rep.concurrencyOff, c.Wall); ok {
 		rep.options.Concurrency = words
 	}
-	if c.leftOut.Any() {
-		rep.leftOut = c.leftOut.String()
+	if c.LeftOut.Any() {
+		rep.leftOut = c.LeftOut.String()
 	}
 	c.finishQueue(rep)
 	afterRunFinding(rep, c.cfg.queue) // after_run.go
@@ -163,34 +110,12 @@ func newChecker(ctx context.Context, job Job, cfg *config) (*checker, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &checker{cfg: cfg, job: job, srv: srv, db: db, worker: worker, log: effects.NewLog(), seeded: &seedState{}, fakeTrouble: &fakeTrouble{}}
-	c.setUp.Watch(worker)
-	c.onClose(release) // last, once every worker is closed
-	c.onClose(worker.Close)
-	if cfg.SQLOpen != nil {
-		if err := c.useSQLDriver(); err != nil {
-			_ = c.close(ctx, false)
-			return nil, err
-		}
-	}
-	if err := c.wireEffects(); err != nil { // effects_wiring.go
-		_ = c.close(ctx, false)
+	c := &checker{cfg: cfg, job: job}
+	if err := c.Start(&cfg.Config, job.Seed, c.gate, srv, db, worker, release, checkstate.NewShared()); err != nil { // effects_gate.go
+		_ = c.Close(ctx, false)
 		return nil, err
 	}
 	return c, nil
-}
-
-// onClose adds f to what close does first (last added, first run).
-func (c *checker) onClose(f func()) { c.closers = append(c.closers, f) }
-
-// close releases what the check holds and drops its database unless keep.
-func (c *checker) close(ctx context.Context, keep bool) error {
-	for i := len(c.closers) - 1; i >= 0; i-- {
-		c.closers[i]()
-	}
-	c.closers = nil
-	sessions.EndLeftovers(ctx, c.db.Pool(), c.db.Name()) // a pool the job never closed, not the next check's
-	return c.db.Close(ctx, keep)
 }
 
 // run plays the check's scenarios and records them in rep: the order is
@@ -203,32 +128,32 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 		Only:             c.cfg.Only,
 		Picked:           c.cfg.pick != nil,
 		CrashCache:       !c.cfg.EveryCrashPoint && c.cfg.Only == "" && c.cfg.pick == nil,
-		Parallel:         c.parallel,
-		Shard:            c.shard,
+		Parallel:         c.Parallel,
+		Shard:            c.Shard,
 		Sharded:          rep.shard != nil, // shard.go
-		Started:          c.started,
+		Started:          c.Started,
 		OneReference:     c.cfg.OneReference,
 		ConcurrencyOff:   rep.concurrencyOff,
 		ConcurrentMayRun: c.cfg.ConcurrentMayRun(),
 
 		WorldPrints: func() *crashstates.Prints {
-			prints, _ := c.newWorldPrints(ctx) // crashstates.go
+			prints, _ := c.NewWorldPrints(ctx) // internal/crashstates
 			return prints
 		},
-		ClearSessions: func() { c.clearSessions(ctx) },                                                // sessions.go
+		ClearSessions: func() { c.ClearSessions(ctx) },                                                // internal/sessions
 		StartLanes:    func(n int) func() ([]*checker, string, error) { return c.startLanes(ctx, n) }, // parallel.go
 		Reference: func(wait func(context.Context, faults.Step) error) error {
 			var err error
 			if ref, err = c.scenario(ctx, Scenario{Kind: Once}, playArgs{wait: wait}); err != nil {
 				return err
 			}
-			wide, err = c.seeded.UncomparedRead(ctx, c.seedDB(), ref.Snapshot) // seeded.go
+			wide, err = c.Seeded.UncomparedRead(ctx, c.SeedDB(), ref.Snapshot) // internal/seed
 			return err
 		},
 		Judge: func() (bool, error) { return c.judgeReference(ctx, rep, ref, wide) },
 		Plan: func() ([]scenarios.Scenario, error) {
 			points := referencePoints(ref)
-			planned, err := plan(points, c.cfg, &c.leftOut)
+			planned, err := plan(points, c.cfg, &c.LeftOut)
 			if err != nil {
 				return nil, err
 			}
@@ -251,7 +176,7 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 			return b, usage(err)
 		},
 		OnPlan:  c.cfg.OnPlan,
-		SetWall: func(w *wall.Clock) { c.wall = w },
+		SetWall: func(w *wall.Clock) { c.Wall = w },
 
 		Play: func(l *checker, s scenarios.Scenario) (*ScenarioRun, error) {
 			return l.scenario(ctx, scenarioOf(s), playArgs{})
@@ -261,8 +186,8 @@ func (c *checker) run(ctx context.Context, rep *Report) {
 		PlayConcurrent: func(lanes []*checker) ([]*ScenarioRun, error) { return c.runConcurrent(ctx, ref, lanes) },
 		Sequential: func(lanes []*checker) {
 			for _, l := range lanes[1:] {
-				if c.queueErr == nil {
-					c.queueErr = l.queueErr
+				if c.QueueErr == nil {
+					c.QueueErr = l.QueueErr
 				}
 			}
 		},
@@ -299,7 +224,7 @@ func (c *checker) judgeReference(ctx context.Context, rep *Report, ref *Scenario
 		rep.Findings = append(rep.Findings, *f)
 		return false, nil
 	}
-	if err := c.seeded.UncomparedWrites(ctx, c.seedDB(), wide, ref.Snapshot); err != nil { // seeded.go
+	if err := c.Seeded.UncomparedWrites(ctx, c.SeedDB(), wide, ref.Snapshot); err != nil { // internal/seed
 		return false, err
 	}
 	ref.keyCopies = compare.FindKeyCopies(ref.compared()) // internal/compare/generatedkeys.go
@@ -339,25 +264,9 @@ type playArgs struct {
 // seeded state, plays the scenario as its kind says (scenario.go) and
 // records the outcome.
 func (c *checker) scenario(ctx context.Context, s Scenario, how playArgs) (*ScenarioRun, error) {
-	if err := c.freshSessions(ctx); err != nil { // freshsessions.go
+	if err := c.Reset(ctx, c.cfg.followUps); err != nil { // internal/checkstate
 		return nil, err
 	}
-	if err := c.resetSeeded(ctx); err != nil { // seeded.go
-		return nil, err
-	}
-	c.log.Reset()
-	c.resetEffects()
-	c.mu.Lock()
-	c.clock = c.cfg.Start
-	c.foreign = nil
-	c.ran = nil
-	c.left = sessionstate.Left{}
-	c.mu.Unlock()
-	if err := c.resetFollowUps(ctx); err != nil { // followups.go
-		return nil, err
-	}
-	c.worker.TakeForeign()
-
 	c.cfg.Progress.Start(c.job.Name, s.Token())
 	sr := &ScenarioRun{Scenario: s, numbers: map[string]int{}}
 	play, ok := s.Kind.play()
@@ -366,12 +275,12 @@ func (c *checker) scenario(ctx context.Context, s Scenario, how playArgs) (*Scen
 	}
 	// Sessions the check did not open (sessions.go, checkrun.Looks).
 	looks := checkrun.Looks[Session]{Merge: mergeSessions, Settled: func(ctx context.Context) ([]Session, error) {
-		ss, err := sessions.Settled(ctx, c.db.Pool(), c.db.Name())
+		ss, err := sessions.Settled(ctx, c.DB.Pool(), c.DB.Name())
 		return sessions.As[Session](ss), err
 	}}
 	if s.Kind == Once {
 		how.wait = looks.Watch(how.wait, func() func() []Session {
-			w := sessions.StartWatch(ctx, c.db.Pool(), c.db.Name()) // while the reference run's attempt runs
+			w := sessions.StartWatch(ctx, c.DB.Pool(), c.DB.Name()) // while the reference run's attempt runs
 			return func() []Session { return sessions.As[Session](w.End()) }
 		})
 	}
@@ -384,17 +293,14 @@ func (c *checker) scenario(ctx context.Context, s Scenario, how playArgs) (*Scen
 		return nil, err
 	}
 	if len(sr.Sessions) > 0 {
-		c.clearSessions(ctx) // what the job left open is not the next scenario's
+		c.ClearSessions(ctx) // what the job left open is not the next scenario's
 	}
 
-	snap, err := c.db.Snapshot(ctx, c.cfg.Snapshot...)
+	w, err := c.World(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("twice: internal error: reading the database: %w", err)
+		return nil, err
 	}
-	sr.Snapshot = snap
-	sr.Effects = c.log.Effects()
-	sr.Rejected = c.provider.Rejected()
-	sr.Foreign = append(c.worker.TakeForeign(), c.takeForeign()...)
+	sr.Snapshot, sr.Effects, sr.Rejected, sr.Foreign = w.Snapshot, w.Effects, w.Rejected, w.Foreign
 	return sr, nil
 }
 
@@ -418,14 +324,14 @@ type delivery struct {
 // the job until an attempt succeeds, as an at-least-once queue does, with
 // the fault d names. It reports whether the job ended acknowledged.
 func (c *checker) deliver(ctx context.Context, sr *ScenarioRun, jobID string, d delivery) bool {
-	return c.deliverOn(ctx, sr, c.worker, jobID, d)
+	return c.deliverOn(ctx, sr, c.Worker, jobID, d)
 }
 
 // deliverOn is deliver on worker w: the queue's loop is internal/queue's
 // (Config.Deliver).
 func (c *checker) deliverOn(ctx context.Context, sr *ScenarioRun, w *inject.Worker, jobID string, d delivery) bool {
 	plan := queue.Plan{Fault: d.fault, CrashAfterReturn: d.crashAfterReturn, LoseAck: d.loseAck, RedriveAfter: d.redriveAfter, Wait: d.wait}
-	ok, gaveUp := c.cfg.queue.Deliver(jobID, plan, c.maxDeliveries(jobID), queue.Deliveries{ // followups.go
+	ok, gaveUp := c.cfg.queue.Deliver(jobID, plan, c.MaxDeliveries(jobID), queue.Deliveries{ // a follow-up's own (internal/checkstate)
 		Run: func(p inject.Plan, crash, lost bool) (queue.Attempt, bool) {
 			rec := c.startAttempt(ctx, w, jobID, c.next(sr, jobID), p).wait(c.cfg.AttemptTimeout, crash)
 			if c.cfg.queue.Snoozed(rec.queued()) {
@@ -445,22 +351,10 @@ func (c *checker) deliverOn(ctx context.Context, sr *ScenarioRun, w *inject.Work
 			}
 			return rec.queued(), true
 		},
-		Later: func(by time.Duration) {
-			c.mu.Lock()
-			c.clock = c.clock.Add(by)
-			c.mu.Unlock()
-		},
+		Later: c.Later,
 	})
 	if gaveUp != "" {
 		sr.Problems = append(sr.Problems, Problem{Kind: ProblemGaveUp, Attempt: jobID, Text: gaveUp})
 	}
 	return ok
-}
-
-func (c *checker) takeForeign() []string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	f := c.foreign
-	c.foreign = nil
-	return f
 }

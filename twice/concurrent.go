@@ -11,14 +11,6 @@ import (
 	"github.com/twicekit/twicekit/internal/sessions"
 )
 
-// concurrency is what the concurrent scenarios of a check share: a worker
-// per attempt (the check's own and a second one, both under the chosen
-// isolation level) and the schedule of the scenario playing.
-type concurrency struct {
-	workers [2]*inject.Worker
-	names   [2]string // the application_name of each worker's sessions ("": the check's worker)
-}
-
 // runConcurrent plays the concurrent scenarios (internal/concurrentplay):
 // those of one job delivered twice at once (sameJob), then the concurrent
 // duplicates (duplicateJobs), each unless switched off (options.Config.PairOff); a
@@ -54,9 +46,9 @@ func (c *checker) runConcurrent(ctx context.Context, ref *ScenarioRun, lanes []*
 		Seed:         concurrentplay.Seed(c.cfg.Conc.Seed),
 		All:          c.cfg.Conc.All,
 
-		Wall: c.wall,
+		Wall: c.Wall,
 		LeftOut: func(overlaps, points int) {
-			c.leftOut.Overlaps, c.leftOut.OverlapPoints = overlaps, points
+			c.LeftOut.Overlaps, c.LeftOut.OverlapPoints = overlaps, points
 		},
 
 		Play: func(l *checker, s concurrentplay.Scenario, ch sched.Chooser) (*ScenarioRun, error) {
@@ -75,7 +67,7 @@ func concurrentScenario(s concurrentplay.Scenario) Scenario { return scenarioOf(
 // playScenario plays one concurrent scenario under the schedule ch, on the
 // database reset to the seeded state as for every scenario.
 func (c *checker) playScenario(ctx context.Context, s Scenario, ch sched.Chooser) (*ScenarioRun, error) {
-	if err := c.concurrentWorkers(); err != nil {
+	if err := c.ConcurrentWorkers(); err != nil {
 		return nil, err
 	}
 	sr, err := c.scenario(ctx, s, playArgs{chooser: ch})
@@ -87,46 +79,12 @@ func (c *checker) playScenario(ctx context.Context, s Scenario, ch sched.Chooser
 		// got stuck before its first decision replays under any schedule.
 		sr.Scenario.Schedule = cmp.Or(sr.interleaving.trace.Token(), "A")
 	}
-	for _, w := range c.conc.workers {
-		if w != c.worker {
+	for _, w := range c.Conc.Workers {
+		if w != c.Worker {
 			sr.Foreign = append(sr.Foreign, w.TakeForeign()...)
 		}
 	}
 	return sr, nil
-}
-
-// concurrentWorkers makes the workers of the concurrent scenarios, once per
-// check: the check's worker and a second one, or two new ones when the
-// scenarios run under another isolation level or on another database/sql
-// driver (concurrentplay.Workers). They close with the check.
-func (c *checker) concurrentWorkers() error {
-	if c.conc != nil {
-		return nil
-	}
-	workers, names, err := concurrentplay.Workers(c.worker, c.cfg.ConcurrentReusesCheckWorker(), c.db.ConnConfig().RuntimeParams, c.cfg.Conc.Isolation, func(params map[string]string) (*inject.Worker, error) {
-		cfg := c.db.ConnConfig()
-		cfg.RuntimeParams = params
-		w, err := inject.NewWorkerConfigured(cfg, c.cfg.ConfigurePool)
-		if err != nil {
-			return nil, err
-		}
-		c.setUp.Watch(w)
-		c.onClose(w.Close)
-		if err := c.addHandles(w); err != nil {
-			return nil, err
-		}
-		if c.cfg.SQLOpen != nil {
-			if err := c.useSQL(w, cfg); err != nil {
-				return nil, err
-			}
-		}
-		return w, nil
-	})
-	if err != nil {
-		return err
-	}
-	c.conc = &concurrency{workers: workers, names: names}
-	return nil
 }
 
 // playConcurrent runs two attempts at once under the scheduler, of the job
@@ -134,15 +92,15 @@ func (c *checker) concurrentWorkers() error {
 // enqueue), then redelivers, one after the other, the attempts that crashed
 // or returned an error, as the queue would (concurrentplay.Play).
 func (c *checker) playConcurrent(ctx context.Context, sr *ScenarioRun, jobs [2]string, chooser sched.Chooser) error {
-	k := c.conc
+	k := c.Conc
 	return concurrentplay.Play[*runningAttempt, AttemptRecord, Problem]{
-		Attempts:   len(k.workers),
+		Attempts:   len(k.Workers),
 		Choose:     chooser,
-		Pool:       c.db.Pool(),
-		Names:      k.names[:],
+		Pool:       c.DB.Pool(),
+		Names:      k.Names[:],
 		StuckAfter: c.cfg.AttemptTimeout,
 		Start: func(i int, plan inject.Plan) *runningAttempt {
-			return c.startAttempt(ctx, k.workers[i], jobs[i], c.next(sr, jobs[i]), plan)
+			return c.startAttempt(ctx, k.Workers[i], jobs[i], c.next(sr, jobs[i]), plan)
 		},
 		// The scheduler reports a stuck attempt after AttemptTimeout
 		// without progress; this bound only catches the scheduler itself.
@@ -167,7 +125,7 @@ func (c *checker) playConcurrent(ctx context.Context, sr *ScenarioRun, jobs [2]s
 		Name:      attemptName,
 		Stuck:     func(text string) Problem { return Problem{Kind: ProblemStuck, Text: text} },
 		Add:       func(p Problem) { sr.Problems = append(sr.Problems, p) },
-		Redeliver: func(rec AttemptRecord) bool { return c.deliverOn(ctx, sr, k.workers[0], rec.JobID, delivery{}) },
+		Redeliver: func(rec AttemptRecord) bool { return c.deliverOn(ctx, sr, k.Workers[0], rec.JobID, delivery{}) },
 	}.Run(ctx)
 }
 

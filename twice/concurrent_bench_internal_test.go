@@ -49,7 +49,7 @@ func BenchmarkInterleavings(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer func() { _ = c.close(ctx, false) }()
+	defer func() { _ = c.Close(ctx, false) }()
 	var e sched.Exhaustive
 	distinct := 0
 	for b.Loop() {

@@ -1,11 +1,5 @@
 package twice
 
-import (
-	"context"
-
-	"github.com/twicekit/twicekit/internal/crashstates"
-)
-
 // Crash states explored once: two crash points that leave the same world
 // (rows, sequences, effects) lead to the same redelivery, so the check plays
 // the first and reports the others as covered by it, unless the first broke
@@ -18,10 +12,4 @@ import (
 // earlier one and not replayed).
 func EveryCrashPoint() Option {
 	return optionFunc(func(c *config) { c.EveryCrashPoint = true })
-}
-
-// newWorldPrints prepares the fingerprints of the check's database and
-// effects (internal/crashstates).
-func (c *checker) newWorldPrints(ctx context.Context) (*crashstates.Prints, error) {
-	return crashstates.New(ctx, c.db.Pool, c.log.Effects)
 }

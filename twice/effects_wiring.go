@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/twicekit/twicekit/effects"
 	"github.com/twicekit/twicekit/internal/handles"
 )
 
@@ -31,29 +30,6 @@ func HTTPHost(host string, handler http.Handler) Option {
 	return optionFunc(func(c *config) {
 		c.Effects.Hosts = append(c.Effects.Hosts, handles.Host{Name: host, Handler: handler})
 	})
-}
-
-// wireEffects builds the effect fakes: one log, the payment provider on the
-// check's clock, the router behind http.DefaultTransport with the mounted
-// hosts, and the effect handles of the check's worker (addHandles: every
-// worker has its own, recording in the same log).
-func (c *checker) wireEffects() error {
-	g := c.gate(c.worker.Owner)
-	c.provider = effects.NewProvider(c.log, c.now)
-	c.router = effects.NewRouter(c.log, g, c.provider)
-	c.throughDefault = c.router.ThroughDefault(handles.Loopback)
-	c.onClose(c.provider.Close)
-	if err := handles.Mount(c.router, c.cfg.Effects.Hosts); err != nil {
-		return err
-	}
-	return c.addHandles(c.worker)
-}
-
-// resetEffects gives every scenario a fresh world: the provider and the
-// mounted fakes forget what they saw.
-func (c *checker) resetEffects() {
-	c.provider.Reset()
-	c.router.Reset()
 }
 
 // Effect performs one effect of any kind and records it: an SMS, a message

@@ -4,7 +4,6 @@ import (
 	"context"
 	"net"
 
-	"github.com/twicekit/twicekit/effects"
 	"github.com/twicekit/twicekit/internal/fakeserve"
 )
 
@@ -82,32 +81,4 @@ func (c *FakeConn) Context() context.Context { return c.h.Context() }
 //     after the apply.
 func (c *FakeConn) Effect(ctx context.Context, kind, key string, payload any, do func(ctx context.Context) error) error {
 	return c.h.Effect(ctx, kind, key, payload, do)
-}
-
-// fakeTrouble collects what went wrong with the fakes of a check and its
-// lanes (an unknown name, a serve that panicked or did not return): the
-// check's error once it closed (Check).
-type fakeTrouble = fakeserve.Trouble
-
-// fakeServers are one worker's fakes: a listener per fake, and the
-// goroutines that serve their connections, all ended by Close
-// (internal/fakeserve).
-type fakeServers = fakeserve.Worker
-
-// newFakeServers makes a worker's fakes, whose serve functions get
-// graceAfterCancel to return once the check closed their connections.
-func newFakeServers(g effects.Gate, log *effects.Log, trouble *fakeTrouble) *fakeServers {
-	return fakeserve.NewWorker(g, log, trouble, graceAfterCancel)
-}
-
-// serveFakes makes a worker's fakes, the SMTP server and one listener per
-// ServeFake option, whose calls ask g (the worker's gate) and record in the
-// check's log; they close with the check.
-func (c *checker) serveFakes(g effects.Gate) (*fakeServers, error) {
-	f := newFakeServers(g, c.log, c.fakeTrouble)
-	c.onClose(f.Close)
-	if err := f.Serve(c.cfg.Effects.Fakes, usage); err != nil {
-		return nil, err
-	}
-	return f, nil
 }

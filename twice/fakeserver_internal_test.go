@@ -12,6 +12,7 @@ import (
 
 	"github.com/twicekit/twicekit/effects"
 	"github.com/twicekit/twicekit/faults"
+	"github.com/twicekit/twicekit/internal/checkstate"
 	"github.com/twicekit/twicekit/internal/fakeserve"
 	"github.com/twicekit/twicekit/internal/inject"
 )
@@ -21,8 +22,8 @@ import (
 func TestAFakesCallBetweenAttemptsIsRefusedAsForeign(t *testing.T) {
 	c := &checker{}
 	log := effects.NewLog()
-	trouble := &fakeTrouble{}
-	f := newFakeServers(c.gate(inject.NewOwner(nil)), log, trouble)
+	trouble := &fakeserve.Trouble{}
+	f := checkstate.NewFakeServers(c.gate(inject.NewOwner(nil)), log, trouble)
 	defer f.Close()
 	got := make(chan error, 1)
 	addr, err := f.Listen(`ServeFake("sms")`, fakeConns(func(fc *FakeConn) {
@@ -37,7 +38,7 @@ func TestAFakesCallBetweenAttemptsIsRefusedAsForeign(t *testing.T) {
 	require.NoError(t, err)
 	err = <-got
 	require.True(t, errors.Is(err, faults.ErrForeignContext), "%v", err)
-	require.Equal(t, []string{`sms +15550100 "hello\n"`}, c.foreign)
+	require.Equal(t, []string{`sms +15550100 "hello\n"`}, c.Foreign)
 	require.Zero(t, log.Len())
 	require.NoError(t, trouble.Err())
 }

@@ -81,18 +81,10 @@ func CompareBeforeFollowUps() Option {
 	return optionFunc(func(c *config) { c.followUps.Before = true })
 }
 
-// followUpOf is the follow-up's key and Run when jobID is one ("" and nil
-// for the checked job).
-func (c *checker) followUpOf(jobID string) (key, kind string, run func(ctx context.Context, a *Attempt) error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.follow.Of(jobID)
-}
-
 // workFollowUps works the scenario's follow-ups (internal/queue), unless
 // an attempt panicked or hung.
 func (c *checker) workFollowUps(ctx context.Context, sr *ScenarioRun) {
-	list := c.cfg.followUps.Listing(c.db.Pool())
+	list := c.cfg.followUps.Listing(c.DB.Pool())
 	if list == nil || !gaveUpOnly(sr) {
 		return
 	}
@@ -101,10 +93,10 @@ func (c *checker) workFollowUps(ctx context.Context, sr *ScenarioRun) {
 		sr.followUpProblems = append([]Problem(nil), sr.Problems[before:]...)
 	}()
 	queue.WorkFollowUps(ctx, queue.Work[Attempt]{List: list, Limit: c.cfg.followUps.Limit,
-		Mu: &c.mu, Clock: &c.clock, State: &c.follow, Now: c.now,
+		Mu: &c.Mu, Clock: &c.Clock, State: &c.Follow, Now: c.Now,
 		Deliver:    func(jobID string) bool { return c.deliver(ctx, sr, jobID, delivery{}) },
 		GaveUpOnly: func() bool { return gaveUpOnly(sr) },
-		Failed:     func(err error) { c.queueError("follow-up listing", queue.Delivery{JobID: job1, Number: 1}, err) },
+		Failed:     func(err error) { c.QueueError("follow-up listing", queue.Delivery{JobID: job1, Number: 1}, err) },
 	}, &sr.followUps)
 }
 
@@ -116,27 +108,6 @@ func gaveUpOnly(sr *ScenarioRun) bool {
 		}
 	}
 	return true
-}
-
-// resetFollowUps forgets the last scenario's follow-ups and notes the
-// jobs waiting once the database is seeded.
-func (c *checker) resetFollowUps(ctx context.Context) error {
-	st, err := queue.NewState(ctx, c.cfg.followUps.Listing(c.db.Pool()))
-	if err != nil {
-		return err
-	}
-	c.mu.Lock()
-	c.follow = st
-	c.mu.Unlock()
-	return nil
-}
-
-// maxDeliveries is how often the queue delivers jobID: a follow-up's own
-// limit, or the check's MaxDeliveries.
-func (c *checker) maxDeliveries(jobID string) int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.follow.MaxDeliveries(jobID, c.cfg.MaxDeliveries)
 }
 
 // followUpsNote is the report's note on the follow-ups its scenarios left

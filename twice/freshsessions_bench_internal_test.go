@@ -18,7 +18,7 @@ func BenchmarkFreshSessions(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer func() { _ = c.close(ctx, false) }()
+	defer func() { _ = c.Close(ctx, false) }()
 	attempt := func(b *testing.B) {
 		if rec := c.runAttempt(ctx, job1, 1, inject.Plan{}, false); rec.Err != nil {
 			b.Fatal(rec.Err)
@@ -31,7 +31,7 @@ func BenchmarkFreshSessions(b *testing.B) {
 	})
 	b.Run("fresh", func(b *testing.B) {
 		for b.Loop() {
-			if err := c.freshSessions(ctx); err != nil {
+			if err := c.FreshSessions(ctx); err != nil {
 				b.Fatal(err)
 			}
 			attempt(b)
@@ -49,7 +49,7 @@ func BenchmarkSessionStateLook(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer func() { _ = c.close(ctx, false) }()
+	defer func() { _ = c.Close(ctx, false) }()
 	attempt := func(b *testing.B, number int) {
 		if rec := c.runAttempt(ctx, job1, number, inject.Plan{}, false); rec.Err != nil {
 			b.Fatal(rec.Err)
@@ -58,30 +58,30 @@ func BenchmarkSessionStateLook(b *testing.B) {
 	attempt(b, 1) // warm
 	b.Run("first", func(b *testing.B) {
 		for b.Loop() {
-			c.mu.Lock()
-			c.ran, c.left = nil, sessionstate.Left{}
-			c.mu.Unlock()
+			c.Mu.Lock()
+			c.Ran, c.Left = nil, sessionstate.Left{}
+			c.Mu.Unlock()
 			attempt(b, 1)
 		}
 	})
 	b.Run("redelivery", func(b *testing.B) {
 		for b.Loop() {
-			c.mu.Lock()
-			c.ran, c.left = c.ran[:0], sessionstate.Left{}
-			c.mu.Unlock()
+			c.Mu.Lock()
+			c.Ran, c.Left = c.Ran[:0], sessionstate.Left{}
+			c.Mu.Unlock()
 			attempt(b, 1)
 			attempt(b, 2)
 		}
 	})
 	b.Run("redelivery-no-look", func(b *testing.B) {
 		for b.Loop() {
-			c.mu.Lock()
-			c.ran, c.left = nil, sessionstate.Left{}
-			c.mu.Unlock()
+			c.Mu.Lock()
+			c.Ran, c.Left = nil, sessionstate.Left{}
+			c.Mu.Unlock()
 			attempt(b, 1)
-			c.mu.Lock()
-			c.ran = nil
-			c.mu.Unlock()
+			c.Mu.Lock()
+			c.Ran = nil
+			c.Mu.Unlock()
 			attempt(b, 2)
 		}
 	})

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/twicekit/twicekit/effects"
+	"github.com/twicekit/twicekit/internal/fakeserve"
 	"github.com/twicekit/twicekit/pgfixture"
 )
 
@@ -103,7 +104,7 @@ type Attempt struct {
 
 	clock    func() time.Time
 	recorder *effects.Recorder
-	fakes    *fakeServers // its worker's fakes (fakeserver.go)
+	fakes    *fakeserve.Worker // its worker's fakes (fakeserver.go, internal/fakeserve)
 
 	throughDefault http.RoundTripper // the attempt's requests through http.DefaultTransport: default_transport.go
 	baseURLs       *baseURLs         // the servers of BaseURL: baseurl.go

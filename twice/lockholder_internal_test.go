@@ -21,7 +21,7 @@ func TestTheHolderOfALockIsNamedFromItsPoints(t *testing.T) {
 	}
 	c := &checker{}
 	_, first := inject.Start(bg, "attempt 1 of job-1", inject.Plan{})
-	c.noteRan("attempt 1 of job-1", first, nil)
+	c.NoteRan("attempt 1 of job-1", first, nil)
 	step(first, "begin", 7)
 	step(first, "UPDATE orders SET n = n + 1 WHERE id = 1", 7) // an earlier transaction on 7
 	step(first, "commit", 7)
@@ -32,15 +32,15 @@ func TestTheHolderOfALockIsNamedFromItsPoints(t *testing.T) {
 	first.Finish() // it returned, and left the transaction on 7 open
 
 	_, second := inject.Start(bg, "attempt 2 of job-1", inject.Plan{})
-	c.noteRan("attempt 2 of job-1", second, nil)
+	c.NoteRan("attempt 2 of job-1", second, nil)
 	step(second, "SELECT pg_advisory_lock(42)", 9)
 	step(second, "SELECT pg_advisory_lock(42)", 10)
 
 	require.Equal(t, "attempt 1 of job-1 (its point 6: SELECT n FROM orders WHERE id = 1 FOR UPDATE; it had returned with that transaction still open)",
-		c.holderName(second, 7, "twice-worker"))
-	require.Equal(t, "attempt 1 of job-1 (its point 7: SELECT 1; it had returned with that transaction still open)", c.holderName(second, 8, "twice-worker"))
-	require.Equal(t, "attempt 2 of job-1 itself, on another of its connections (its point 1: SELECT pg_advisory_lock(42))", c.holderName(second, 9, "twice-worker"))
-	require.Equal(t, "a session of the check (application_name pgfixture) that no attempt of this scenario ran a statement on", c.holderName(second, 11, "pgfixture"))
-	require.Equal(t, "a session the check did not open (application_name psql)", c.holderName(second, 12, "psql"))
-	require.Equal(t, "a session the check did not open (application_name none)", c.holderName(second, 12, ""))
+		c.HolderName(second, 7, "twice-worker"))
+	require.Equal(t, "attempt 1 of job-1 (its point 7: SELECT 1; it had returned with that transaction still open)", c.HolderName(second, 8, "twice-worker"))
+	require.Equal(t, "attempt 2 of job-1 itself, on another of its connections (its point 1: SELECT pg_advisory_lock(42))", c.HolderName(second, 9, "twice-worker"))
+	require.Equal(t, "a session of the check (application_name pgfixture) that no attempt of this scenario ran a statement on", c.HolderName(second, 11, "pgfixture"))
+	require.Equal(t, "a session the check did not open (application_name psql)", c.HolderName(second, 12, "psql"))
+	require.Equal(t, "a session the check did not open (application_name none)", c.HolderName(second, 12, ""))
 }

@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/twicekit/twicekit/effects"
 	"github.com/twicekit/twicekit/internal/inject"
 	"github.com/twicekit/twicekit/internal/inorder"
+	"github.com/twicekit/twicekit/internal/sessions"
 	"github.com/twicekit/twicekit/pgfixture"
 )
 
@@ -30,7 +30,7 @@ func Parallel(n int) Option {
 // lanes close with c once waited for; wait may be called more than once.
 func (c *checker) startLanes(ctx context.Context, n int) (wait func() ([]*checker, string, error)) {
 	return inorder.Start(func() ([]*checker, string, error) { return c.lanes(ctx, n) }, func(l *checker) {
-		c.onClose(func() { _ = l.close(context.WithoutCancel(ctx), false) })
+		c.OnClose(func() { _ = l.Close(context.WithoutCancel(ctx), false) })
 	})
 }
 
@@ -47,7 +47,7 @@ func (c *checker) lanes(ctx context.Context, n int) ([]*checker, string, error) 
 	}
 	return inorder.Make(c, n, func() (*checker, bool, error) { return c.newLane(ctx) }, func(made int) string {
 		return fmt.Sprintf("twice: %s: playing %s at a time, not %d: the server's connection room (%d connections) has no free %d for another database and its workers; raise max_connections to play more",
-			c.job.Name, count(made, "scenario"), n, c.srv.ConnectionRoom(), c.cfg.WorkersNeeded()*inject.MaxConnsPerWorker+pgfixture.ControlPoolConns)
+			c.job.Name, count(made, "scenario"), n, c.Srv.ConnectionRoom(), c.cfg.WorkersNeeded()*inject.MaxConnsPerWorker+pgfixture.ControlPoolConns)
 	})
 }
 
@@ -55,29 +55,20 @@ func (c *checker) lanes(ctx context.Context, n int) ([]*checker, string, error) 
 // template, a worker on it and effect fakes of its own. ok is false when
 // the server has no free connections for it now.
 func (c *checker) newLane(ctx context.Context) (lane *checker, ok bool, err error) {
-	db, release, ok, err := c.srv.TryCreateDBReserving(ctx, c.job.Schema, c.cfg.WorkersNeeded()*inject.MaxConnsPerWorker,
+	db, release, ok, err := c.Srv.TryCreateDBReserving(ctx, c.job.Schema, c.cfg.WorkersNeeded()*inject.MaxConnsPerWorker,
 		fmt.Sprintf("a parallel lane of twice.Check of job %q", c.job.Name))
 	if err != nil || !ok {
 		return nil, false, err
 	}
-	worker, err := inject.NewWorkerConfigured(workerConfig(db), c.cfg.ConfigurePool)
+	worker, err := inject.NewWorkerConfigured(sessions.WorkerConfig(db.ConnConfig()), c.cfg.ConfigurePool)
 	if err != nil {
 		release()
 		_ = db.Close(ctx, false)
 		return nil, false, err
 	}
-	l := &checker{cfg: c.cfg, job: c.job, srv: c.srv, db: db, worker: worker, log: effects.NewLog(), seeded: c.seeded, fakeTrouble: c.fakeTrouble}
-	l.setUp.Watch(worker)
-	l.onClose(release)
-	l.onClose(worker.Close)
-	if c.cfg.SQLOpen != nil {
-		if err := l.useSQLDriver(); err != nil {
-			_ = l.close(context.WithoutCancel(ctx), false)
-			return nil, false, err
-		}
-	}
-	if err := l.wireEffects(); err != nil {
-		_ = l.close(context.WithoutCancel(ctx), false)
+	l := &checker{cfg: c.cfg, job: c.job}
+	if err := l.Start(&c.cfg.Config, c.job.Seed, l.gate, c.Srv, db, worker, release, c.Shared); err != nil {
+		_ = l.Close(context.WithoutCancel(ctx), false)
 		return nil, false, err
 	}
 	return l, true, nil

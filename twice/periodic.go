@@ -46,7 +46,7 @@ func (c *checker) playNextRun(ctx context.Context, sr *ScenarioRun) {
 		return
 	}
 	before := len(sr.Problems)
-	if c.cfg.Periodic.PlayNext(&c.mu, &c.clock, func(jobID string) bool { return c.deliver(ctx, sr, jobID, delivery{}) }) {
+	if c.cfg.Periodic.PlayNext(&c.Mu, &c.Clock, func(jobID string) bool { return c.deliver(ctx, sr, jobID, delivery{}) }) {
 		sr.Problems = sr.Problems[before:] // the next run recovered what the queue gave up on
 	}
 }

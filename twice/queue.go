@@ -156,37 +156,11 @@ func queued(recs []AttemptRecord) []queue.Attempt {
 	return out
 }
 
-// queueError records the first error of a queue hook; the check's report
-// carries it as Err (a check whose queue bookkeeping failed proves nothing).
-func (c *checker) queueError(what string, d queue.Delivery, err error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.queueErr == nil {
-		c.queueErr = queue.HookError(what, d, err)
-	}
-}
-
-// hookDelivery is the Delivery of jobID's delivery number to the queue's
-// hooks, now.
-func (c *checker) hookDelivery(jobID string, number int, pool *pgxpool.Pool, err error) func() queue.Delivery {
-	return func() queue.Delivery {
-		d := queue.Delivery{JobID: jobID, Number: number, Err: err, Pool: pool, Now: c.now()}
-		d.FollowUp, _, _ = c.followUpOf(jobID)
-		return d
-	}
-}
-
-// queueFetch runs the queue's fetch before a delivery; it returns why the
-// queue would not deliver the job now ("" to deliver it).
-func (c *checker) queueFetch(ctx context.Context, pool *pgxpool.Pool, jobID string, number int) string {
-	return c.cfg.queue.BeforeDelivery(ctx, c.db.Pool(), c.hookDelivery(jobID, number, pool, nil), c.queueError)
-}
-
 // afterAttempt plays the queue's side of an attempt that returned or
 // crashed (internal/queue): what it made of the attempt is on rec.
 func (c *checker) afterAttempt(ctx context.Context, rec *AttemptRecord, ackLost bool) {
 	a := rec.queued()
-	c.cfg.queue.AfterAttempt(ctx, c.db.Pool(), &a, c.hookDelivery(rec.JobID, rec.Number, nil, rec.Err), ackLost, c.queueError)
+	c.cfg.queue.AfterAttempt(ctx, c.DB.Pool(), &a, c.HookDelivery(rec.JobID, rec.Number, nil, rec.Err), ackLost, c.QueueError)
 	rec.Acked, rec.Terminal, rec.Note = a.Acked, a.Terminal, a.Note
 }
 
@@ -213,7 +187,7 @@ func (c *checker) deliverLosingAck(ctx context.Context, sr *ScenarioRun, jobID s
 // finishQueue puts a queue hook's error on the report. (The queue's words
 // reach the headlines through headline.)
 func (c *checker) finishQueue(rep *Report) {
-	if c.queueErr != nil && rep.Err == nil {
-		rep.Err, rep.Findings = c.queueErr, nil
+	if c.QueueErr != nil && rep.Err == nil {
+		rep.Err, rep.Findings = c.QueueErr, nil
 	}
 }

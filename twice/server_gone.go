@@ -25,12 +25,12 @@ func attemptFacts(rep *Report) []serverfacts.Attempt {
 // serverWentAway returns the check's error when the PostgreSQL server went
 // away during the check (serverfacts.WentAwayDuring).
 func (c *checker) serverWentAway(ctx context.Context, rep *Report) error {
-	return serverfacts.WentAwayDuring(ctx, rep.Err, attemptFacts(rep), c.db.ConnConfig())
+	return serverfacts.WentAwayDuring(ctx, rep.Err, attemptFacts(rep), c.DB.ConnConfig())
 }
 
 // refusedConnection returns the explained error when PostgreSQL refused an
 // attempt's connection with "too many clients" (serverfacts.Refused;
 // errors.Is(err, pgfixture.ErrTooManyClients)).
 func (c *checker) refusedConnection(rep *Report) error {
-	return serverfacts.Refused(attemptFacts(rep), c.srv.ExplainRefused)
+	return serverfacts.Refused(attemptFacts(rep), c.Srv.ExplainRefused)
 }

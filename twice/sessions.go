@@ -3,12 +3,9 @@ package twice
 import (
 	"context"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/twicekit/twicekit/faults"
 	"github.com/twicekit/twicekit/internal/checkrun"
 	"github.com/twicekit/twicekit/internal/sessions"
-	"github.com/twicekit/twicekit/pgfixture"
 )
 
 // Session is a session on the check's database that the check did not
@@ -29,15 +26,6 @@ type Session struct {
 // String names the session as a report prints it (without its PID).
 func (s Session) String() string { return sessions.Session(s).String() }
 
-// The application_names of the check's own sessions (internal/sessions):
-// every other client session on the check's database is the job's own
-// connection.
-var ownSessionNames = sessions.OwnNames
-
-// workerConfig is the connection settings of the check's worker: the
-// database's, its sessions named sessions.WorkerName.
-func workerConfig(db *pgfixture.DB) *pgx.ConnConfig { return sessions.WorkerConfig(db.ConnConfig()) }
-
 // mergeSessions adds the sessions of more that a are missing (by PID).
 var mergeSessions = sessions.Merge[Session]
 
@@ -48,7 +36,7 @@ func (c *checker) unseenWrites(ctx context.Context, ref *ScenarioRun) ([]string,
 	for i, a := range ref.Attempts {
 		points[i] = a.Points
 	}
-	return c.seeded.Unseen(points, ref.Snapshot), nil
+	return c.Seeded.Unseen(points, ref.Snapshot), nil
 }
 
 // namingTries bounds the clean runs nameUnseenSession plays.
@@ -75,8 +63,3 @@ func (c *checker) nameUnseenSession(ctx context.Context, ref *ScenarioRun) {
 func foreignSessionProblem(ss []Session, unseen []string) Problem {
 	return Problem{Kind: ProblemForeignSession, Text: sessions.ForeignText(sessions.From(ss), unseen)}
 }
-
-// clearSessions ends the sessions on the check's database that the check
-// did not open, left by the job of an earlier check on this database
-// (recycled warm), and waits until PostgreSQL no longer lists them.
-func (c *checker) clearSessions(ctx context.Context) { sessions.Clear(ctx, c.db.Pool(), c.db.Name()) }

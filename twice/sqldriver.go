@@ -4,9 +4,6 @@ import (
 	"database/sql/driver"
 	"fmt"
 
-	"github.com/jackc/pgx/v5"
-
-	"github.com/twicekit/twicekit/internal/handles"
 	"github.com/twicekit/twicekit/internal/inject"
 )
 
@@ -51,18 +48,3 @@ func SQLConnector(open func(dsn string) (driver.Connector, error)) Option {
 		c.SQLOpen = open
 	})
 }
-
-// useSQL replaces worker w's *sql.DB with one on the connector the options
-// name, for the session cfg describes.
-func (c *checker) useSQL(w *inject.Worker, cfg *pgx.ConnConfig) error {
-	inner, err := handles.Connector(c.cfg.SQLOpen, c.cfg.SQLDriver, cfg)
-	if err != nil {
-		return err
-	}
-	w.UseConnector(inner)
-	return nil
-}
-
-// useSQLDriver replaces the check's worker's *sql.DB with one on the
-// connector the options name.
-func (c *checker) useSQLDriver() error { return c.useSQL(c.worker, workerConfig(c.db)) }

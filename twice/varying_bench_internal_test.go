@@ -104,6 +104,6 @@ func BenchmarkSecondReferenceRun(b *testing.B) {
 				}
 			}
 		})
-		_ = c.close(ctx, false)
+		_ = c.Close(ctx, false)
 	}
 }

@@ -4,11 +4,11 @@
 // from the panic to the job's entry (CleanStack), or the job's line that
 // called runtime.Goexit (go.go). Wait waits for it at most the attempt
 // timeout, crashes an attempt still running then as hung and gives it a
-// grace period to return, and crashes one that returned before its ack
-// when the scenario loses the ack (wait.go).
+// grace period to return (GraceAfterCancel), and crashes one that returned
+// before its ack when the scenario loses the ack (wait.go).
 //
-// twice keeps the Attempt and the AttemptRecord, the queue's fetch and
-// follow-ups, the attempts by run, and what it asks of a hung attempt (in
-// PostgreSQL, the lock it waits for); it hands in the job's function and
-// the queue's snooze test.
+// twice keeps the Attempt and the AttemptRecord; it hands in the job's
+// function and the queue's snooze test. internal/checkstate keeps the
+// queue's fetch and follow-ups, the attempts by run, and what the check
+// asks of a hung attempt (in PostgreSQL, the lock it waits for).
 package attempt

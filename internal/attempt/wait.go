@@ -7,6 +7,12 @@ import (
 	"github.com/twicekit/twicekit/internal/inject"
 )
 
+// GraceAfterCancel is how long a hung attempt gets to return once its
+// context is cancelled and its connections cut, before it is left behind
+// (twice's grace for Wait; a fake's serve gets as long once the check
+// closed its connections).
+const GraceAfterCancel = 2 * time.Second
+
 // Waited is what Wait saw of an attempt.
 type Waited struct {
 	Exit

@@ -27,8 +27,8 @@
 // It marks an error as the user's mistake in the check's options or the
 // job's setup, for which a check keeps no database (usage.go).
 //
-// twice keeps the checker and its state, Check's signature and doc, how a
-// scenario is played, compared and recorded, the reference runs' judgement
+// twice keeps the checker (its state is internal/checkstate's), Check's
+// signature and doc, how a scenario is played, compared and recorded, the reference runs' judgement
 // (the finding, the second clean run), the plan and rapid's draw, the
 // lanes made, the concurrent scenarios' play, and the report types that
 // the run's outcome is copied into.

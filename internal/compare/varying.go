@@ -15,7 +15,7 @@ import (
 // Varying values: values that differ between two clean runs.
 //
 // The check runs the clean reference twice. The second run uses the same
-// database, reset to the same seeded rows (twice/seeded.go), and the check's clock
+// database, reset to the same seeded rows (internal/seed), and the check's clock
 // at the same start.
 // A column whose values differ between the two runs holds varying values: an
 // explicit now(), gen_random_uuid(), time.Now() or a uuid made in Go. So does

@@ -11,7 +11,7 @@ import (
 	"github.com/twicekit/twicekit/internal/sessions"
 )
 
-// Scenario is the current scenario as twice's checker keeps it, under its
+// Scenario is the current scenario as internal/checkstate keeps it, under its
 // lock (Mu): the attempts started (Ran), what each session was seen with
 // (Left), how each worker session started (SetUp), and the check's
 // database (Pool, DB) where PostgreSQL ends them.
@@ -29,7 +29,7 @@ type Scenario struct {
 // (FreshSessionsPerDelivery).
 func (s Scenario) FreshWorker(ctx context.Context, w *inject.Worker) error {
 	if !s.RanOn(w) {
-		return nil // fresh already (twice/freshsessions.go)
+		return nil // fresh already (internal/checkstate's FreshSessions)
 	}
 	w.Fresh()
 	name := w.Pool.Config().ConnConfig.RuntimeParams["application_name"]

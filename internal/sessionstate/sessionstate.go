@@ -2,12 +2,12 @@
 // transactions: temporary tables, views and sequences, session advisory
 // locks, parameters SET for the session, statements made with SQL PREPARE,
 // and the channels it LISTENs on. twice reads it on a worker's idle
-// sessions before a redelivery (twice/sessionstate.go), and leaves out what
+// sessions before a redelivery (internal/checkstate), and leaves out what
 // the application's AfterConnect set up (SetUp). It says which attempts of
 // the scenario left each item: the ones that ran on the session since the
 // last look at it (left.go). It says, in a finding's hints, which attempts
 // started on a session an earlier delivery had left state on (hints.go).
-// It reads the current scenario as twice's checker keeps it: whether an
+// It reads the current scenario as internal/checkstate keeps it: whether an
 // attempt ran on a worker, that worker's sessions ended before a
 // redelivery there, what the redelivery finds on them (scenario.go).
 package sessionstate
