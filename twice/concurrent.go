@@ -79,7 +79,7 @@ func (c *checker) playScenario(ctx context.Context, s Scenario, ch sched.Chooser
 		// got stuck before its first decision replays under any schedule.
 		sr.Scenario.Schedule = cmp.Or(sr.interleaving.trace.Token(), "A")
 	}
-	for _, w := range c.Conc.Workers {
+	for _, w := range c.Concurrent.Workers {
 		if w != c.Worker {
 			sr.Foreign = append(sr.Foreign, w.TakeForeign()...)
 		}
@@ -92,7 +92,7 @@ func (c *checker) playScenario(ctx context.Context, s Scenario, ch sched.Chooser
 // enqueue), then redelivers, one after the other, the attempts that crashed
 // or returned an error, as the queue would (concurrentplay.Play).
 func (c *checker) playConcurrent(ctx context.Context, sr *ScenarioRun, jobs [2]string, chooser sched.Chooser) error {
-	k := c.Conc
+	k := c.Concurrent
 	return concurrentplay.Play[*runningAttempt, AttemptRecord, Problem]{
 		Attempts:   len(k.Workers),
 		Choose:     chooser,

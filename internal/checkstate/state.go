@@ -45,9 +45,9 @@ type State[A any] struct {
 
 	Provider *effects.Provider
 
-	LeftOut thin.LeftOut // what the budget left out of a long job
-	Conc    *Concurrency // the concurrent scenarios' workers
-	closers []func()
+	LeftOut    thin.LeftOut // what the budget left out of a long job
+	Concurrent *Concurrency // the concurrent scenarios' workers
+	closers    []func()
 	*Shared
 
 	// seedFn is the job's seed; gate makes a worker's effect calls points

@@ -24,7 +24,7 @@ type Concurrency struct {
 // scenarios run under another isolation level or on another database/sql
 // driver (concurrentplay.Workers). They close with the check.
 func (s *State[A]) ConcurrentWorkers() error {
-	if s.Conc != nil {
+	if s.Concurrent != nil {
 		return nil
 	}
 	workers, names, err := concurrentplay.Workers(s.Worker, s.Opts.ConcurrentReusesCheckWorker(), s.DB.ConnConfig().RuntimeParams, s.Opts.Conc.Isolation, func(params map[string]string) (*inject.Worker, error) {
@@ -49,7 +49,7 @@ func (s *State[A]) ConcurrentWorkers() error {
 	if err != nil {
 		return err
 	}
-	s.Conc = &Concurrency{Workers: workers, Names: names}
+	s.Concurrent = &Concurrency{Workers: workers, Names: names}
 	return nil
 }
 
@@ -68,8 +68,8 @@ func (s *State[A]) useSQL(w *inject.Worker, cfg *pgx.ConnConfig) error {
 // sessions ended, and ended in PostgreSQL (sessions.Fresh).
 func (s *State[A]) FreshSessions(ctx context.Context) error {
 	workers := []*inject.Worker{s.Worker}
-	if s.Conc != nil {
-		workers = append(workers, s.Conc.Workers[:]...)
+	if s.Concurrent != nil {
+		workers = append(workers, s.Concurrent.Workers[:]...)
 	}
 	return sessions.Fresh(ctx, s.DB.Pool(), s.DB.Name(), workers)
 }
