@@ -339,11 +339,17 @@ type playArgs struct {
 // seeded state, plays the scenario as its kind says (scenario.go) and
 // records the outcome.
 func (c *checker) scenario(ctx context.Context, s Scenario, how playArgs) (*ScenarioRun, error) {
+	pool := c.db.Pool() // a reset that clones the database again gives it a new pool
 	if err := c.freshSessions(ctx); err != nil { // freshsessions.go
 		return nil, err
 	}
 	if err := c.resetSeeded(ctx); err != nil { // seeded.go
 		return nil, err
+	}
+	if c.db.Pool() != pool { // the sessions fresh kept were ended with the database
+		if err := c.endSessions(ctx); err != nil {
+			return nil, err
+		}
 	}
 	c.log.Reset()
 	c.resetEffects()

@@ -263,6 +263,15 @@ func (w *Worker) Fresh(ctx context.Context) (kept []uint32) {
 	return kept
 }
 
+// End ends every session of the worker: the next attempt dials new ones.
+// A caller waits until PostgreSQL has ended them. Nothing may run on the
+// worker while it is called.
+func (w *Worker) End() {
+	w.Cut()
+	w.Pool.Reset()
+	w.Heal()
+}
+
 // listeningSQL tells whether a session listens for notifications: a
 // notification may already wait in pgx's buffer, which no reset empties.
 const listeningSQL = `SELECT EXISTS (SELECT FROM pg_listening_channels())`

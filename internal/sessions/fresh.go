@@ -64,3 +64,15 @@ func Fresh(ctx context.Context, pool *pgxpool.Pool, dbname string, workers []*in
 	}
 	return WaitEnded(ctx, pool, dbname, WorkerNames, kept, "the check's workers")
 }
+
+// End ends every session of the workers (inject.Worker.End; a nil worker
+// is skipped) and waits until PostgreSQL has ended them: after a reset that
+// cloned the database again, whose sessions [Fresh] kept were ended with it.
+func End(ctx context.Context, pool *pgxpool.Pool, dbname string, workers []*inject.Worker) error {
+	for _, w := range workers {
+		if w != nil {
+			w.End()
+		}
+	}
+	return WaitEnded(ctx, pool, dbname, WorkerNames, nil, "the check's workers")
+}
