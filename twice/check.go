@@ -339,7 +339,7 @@ type playArgs struct {
 // seeded state, plays the scenario as its kind says (scenario.go) and
 // records the outcome.
 func (c *checker) scenario(ctx context.Context, s Scenario, how playArgs) (*ScenarioRun, error) {
-	pool := c.db.Pool() // a reset that clones the database again gives it a new pool
+	pool := c.db.Pool()                          // a reset that clones the database again gives it a new pool
 	if err := c.freshSessions(ctx); err != nil { // freshsessions.go
 		return nil, err
 	}
