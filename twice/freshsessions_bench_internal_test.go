@@ -9,9 +9,10 @@ import (
 )
 
 // BenchmarkFreshSessions measures what fresh sessions add to a scenario:
-// one attempt of the 6-statement job on the warm worker, and the same after
-// freshSessions (the worker's sessions ended and waited for, then dialed
-// again by the attempt).
+// one attempt of the 6-statement job on the warm worker, the same after
+// FreshSessions (the worker's idle sessions reset in place), and the same
+// after EndSessions (the worker's sessions ended and waited for, then
+// dialed again by the attempt: how every scenario started before).
 func BenchmarkFreshSessions(b *testing.B) {
 	ctx := context.Background()
 	c, err := newChecker(ctx, benchJob, newConfig(nil))
@@ -32,6 +33,14 @@ func BenchmarkFreshSessions(b *testing.B) {
 	b.Run("fresh", func(b *testing.B) {
 		for b.Loop() {
 			if err := c.FreshSessions(ctx); err != nil {
+				b.Fatal(err)
+			}
+			attempt(b)
+		}
+	})
+	b.Run("ended", func(b *testing.B) {
+		for b.Loop() {
+			if err := c.EndSessions(ctx); err != nil {
 				b.Fatal(err)
 			}
 			attempt(b)

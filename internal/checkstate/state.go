@@ -139,16 +139,23 @@ func (s *State[A]) Close(ctx context.Context, keep bool) error {
 }
 
 // Reset starts a scenario: its workers on fresh sessions, the database
-// reset to the seeded state, the effect log and fakes reset, the clock at
+// reset to the seeded state (and, when that cloned it again, every worker
+// session ended), the effect log and fakes reset, the clock at
 // the options' start, the scenario's foreign calls, attempts and session
 // state forgotten, and the follow-ups waiting once the database is seeded
 // noted (follow says how to list them).
 func (s *State[A]) Reset(ctx context.Context, follow queue.Follow[A]) error {
+	pool := s.DB.Pool() // a reset that clones the database again gives it a new pool
 	if err := s.FreshSessions(ctx); err != nil {
 		return err
 	}
 	if err := s.ResetSeeded(ctx); err != nil {
 		return err
+	}
+	if s.DB.Pool() != pool { // the sessions FreshSessions kept were ended with the database
+		if err := s.EndSessions(ctx); err != nil {
+			return err
+		}
 	}
 	s.Log.Reset()
 	s.resetEffects()

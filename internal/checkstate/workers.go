@@ -65,13 +65,26 @@ func (s *State[A]) useSQL(w *inject.Worker, cfg *pgx.ConnConfig) error {
 }
 
 // FreshSessions starts a scenario on fresh sessions: every worker's
-// sessions ended, and ended in PostgreSQL (sessions.Fresh).
+// sessions reset in place or ended, and those ended ended in PostgreSQL
+// (sessions.Fresh).
 func (s *State[A]) FreshSessions(ctx context.Context) error {
+	return sessions.Fresh(ctx, s.DB.Pool(), s.DB.Name(), s.workers())
+}
+
+// EndSessions ends every worker's sessions, and waits until PostgreSQL has
+// ended them (sessions.End).
+func (s *State[A]) EndSessions(ctx context.Context) error {
+	return sessions.End(ctx, s.DB.Pool(), s.DB.Name(), s.workers())
+}
+
+// workers are the check's workers: its own, and the concurrent scenarios'
+// when it plays them.
+func (s *State[A]) workers() []*inject.Worker {
 	workers := []*inject.Worker{s.Worker}
 	if s.Concurrent != nil {
 		workers = append(workers, s.Concurrent.Workers[:]...)
 	}
-	return sessions.Fresh(ctx, s.DB.Pool(), s.DB.Name(), workers)
+	return workers
 }
 
 // ClearSessions ends the sessions on the check's database that the check

@@ -36,11 +36,17 @@ func (c *Conns) Dial(dial func(ctx context.Context, network, addr string) (net.C
 }
 
 // CutAll closes every open connection of the worker at the network level.
-func (c *Conns) CutAll() {
+func (c *Conns) CutAll() { c.CutAllBut(nil) }
+
+// CutAllBut closes every open connection of the worker at the network
+// level but those in keep.
+func (c *Conns) CutAllBut(keep map[net.Conn]bool) {
 	c.mu.Lock()
 	all := make([]*conn, 0, len(c.open))
 	for w := range c.open {
-		all = append(all, w)
+		if !keep[w] {
+			all = append(all, w)
+		}
 	}
 	c.mu.Unlock()
 	for _, w := range all {

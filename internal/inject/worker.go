@@ -3,7 +3,9 @@ package inject
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"net"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -34,6 +36,11 @@ type Worker struct {
 	// setUp hears of every new connection once the application's
 	// AfterConnect has set it up (see [Worker.OnSetUp]).
 	setUp atomic.Pointer[func(context.Context, *pgx.Conn)]
+
+	// afterConnect is the pool's AfterConnect (the application's, then
+	// setUp), nil when the application set none: [Worker.Fresh] runs it
+	// again on a session it resets in place.
+	afterConnect func(context.Context, *pgx.Conn) error
 }
 
 // maxWorkerConns bounds the connections of each of a worker's handles.
@@ -86,6 +93,7 @@ func NewWorkerConfigured(cfg *pgx.ConnConfig, configure func(*pgxpool.Config)) (
 			return nil
 		}
 		sqlOpts = append(sqlOpts, stdlib.OptionAfterConnect(pcfg.AfterConnect))
+		w.afterConnect = pcfg.AfterConnect
 	}
 	InstrumentPool(pcfg, w.Conns, w.Owner)
 	pool, err := pgxpool.NewWithConfig(context.Background(), pcfg)
@@ -139,8 +147,11 @@ func (w *Worker) TakeForeign() []string {
 }
 
 // Cut cuts every connection of the worker (the crash of its attempt).
-func (w *Worker) Cut() {
-	w.Conns.CutAll()
+func (w *Worker) Cut() { w.cutAllBut(nil) }
+
+// cutAllBut is Cut, sparing the connections in keep.
+func (w *Worker) cutAllBut(keep map[net.Conn]bool) {
+	w.Conns.CutAllBut(keep)
 	w.mu.Lock()
 	cuts := append([]func(){}, w.cuts...)
 	w.mu.Unlock()
@@ -219,16 +230,76 @@ const settleWait = 100 * time.Millisecond
 // be given back before it leaves the pool to close in the background.
 const leftOpenWait = 2 * time.Second
 
-// Fresh ends every session of the worker (its pool's, its *sql.DB's, and
-// those of pools built from a.Pool.Config(), which dial through the same
-// registry): the next attempt starts on new sessions, with no temporary
-// table, advisory lock, SET, prepared statement or LISTEN of an earlier one.
-// Nothing may run on the worker while it is called.
-func (w *Worker) Fresh() {
+// Fresh makes the worker's next attempt start as on new sessions, with no
+// temporary table, advisory lock, SET, prepared statement or LISTEN of an
+// earlier one, and returns the backend process IDs of the sessions it kept.
+// An idle session of its pool is kept and reset in place, as a new one would
+// start: pgx's caches of prepared statements emptied, DISCARD ALL run, and
+// the application's AfterConnect run again. Every other session is ended:
+// one in a transaction or never given back, one that listens for
+// notifications, one whose reset failed, the *sql.DB's (database/sql keeps
+// prepared statements per connection, which DISCARD ALL would drop under
+// it), and those of pools built from a.Pool.Config(), which dial through
+// the same registry. A caller waits until PostgreSQL has ended every
+// session of the worker but the kept ones. Nothing may run on the worker
+// while it is called.
+func (w *Worker) Fresh(ctx context.Context) (kept []uint32) {
+	keep := map[net.Conn]bool{}
+	_ = w.eachIdlePoolSession(ConnSetup(ctx), func(ctx context.Context, c *pgx.Conn) error {
+		nc := c.PgConn().Conn()
+		if c.IsClosed() || IsCut(nc) || c.PgConn().TxStatus() != 'I' {
+			return nil
+		}
+		if err := resetSession(ctx, c, w.afterConnect); err != nil {
+			_ = c.Close(ctx) // ended: the pool drops it when it is given back
+			return nil
+		}
+		keep[nc] = true
+		kept = append(kept, c.PgConn().PID())
+		return nil
+	})
+	w.cutAllBut(keep)
+	w.Heal()
+	return kept
+}
+
+// End ends every session of the worker: the next attempt dials new ones.
+// A caller waits until PostgreSQL has ended them. Nothing may run on the
+// worker while it is called.
+func (w *Worker) End() {
 	w.Cut()
 	w.Pool.Reset()
 	w.Heal()
 }
+
+// listeningSQL tells whether a session listens for notifications: a
+// notification may already wait in pgx's buffer, which no reset empties.
+const listeningSQL = `SELECT EXISTS (SELECT FROM pg_listening_channels())`
+
+// resetSession resets the idle session c as PostgreSQL and pgx start a new
+// one, then runs afterConnect (nil: none) on it, as on a new connection.
+// It fails for a session that listens for notifications.
+func resetSession(ctx context.Context, c *pgx.Conn, afterConnect func(context.Context, *pgx.Conn) error) error {
+	var listening bool
+	if err := c.QueryRow(ctx, listeningSQL, pgx.QueryExecModeSimpleProtocol).Scan(&listening); err != nil {
+		return err
+	}
+	if listening {
+		return errListening
+	}
+	if err := c.DeallocateAll(ctx); err != nil {
+		return err
+	}
+	if _, err := c.Exec(ctx, "DISCARD ALL", pgx.QueryExecModeSimpleProtocol); err != nil {
+		return err
+	}
+	if afterConnect != nil {
+		return afterConnect(ctx, c)
+	}
+	return nil
+}
+
+var errListening = errors.New("the session listens for notifications")
 
 // OnSetUp makes f hear of every new connection of the worker (its pool's and
 // its *sql.DB's, when pgx's) once the application's AfterConnect has set it
@@ -236,6 +307,35 @@ func (w *Worker) Fresh() {
 // called only when the application configured an AfterConnect: without one,
 // a new session is as PostgreSQL starts it.
 func (w *Worker) OnSetUp(f func(ctx context.Context, c *pgx.Conn)) { w.setUp.Store(&f) }
+
+// eachIdlePoolSession is [Worker.EachIdleSession] on the pool's sessions
+// only; ctx is ConnSetup's already.
+func (w *Worker) eachIdlePoolSession(ctx context.Context, f func(ctx context.Context, c *pgx.Conn) error) error {
+	// A pool connection is given back on a goroutine of its own: wait
+	// for those the last attempt gave back to land, or a look (and the
+	// next attempt) could miss a session that is the pool's again a moment
+	// later. One a job kept (a transaction it left open) never lands.
+	waitUntil(func() bool { return w.Pool.Stat().AcquiredConns() == 0 }, settleWait)
+	idle := w.Pool.AcquireAllIdle(ctx) // the most recently used first
+	var first error
+	for _, c := range idle {
+		if err := f(ctx, c.Conn()); err != nil && first == nil {
+			first = err
+		}
+	}
+	// Given back in reverse, each once the pool has it again (a release
+	// lands on its own goroutine), so that the next attempt is handed the
+	// session it would have been handed without the look.
+	for i := len(idle) - 1; i >= 0; i-- {
+		before := w.Pool.Stat().IdleConns()
+		kept := !idle[i].Conn().IsClosed() && idle[i].Conn().PgConn().TxStatus() == 'I'
+		idle[i].Release()
+		if kept {
+			waitUntil(func() bool { return w.Pool.Stat().IdleConns() > before }, time.Second)
+		}
+	}
+	return first
+}
 
 // EachIdleSession calls f on every idle session of the worker: its pool's
 // and, when the *sql.DB is pgx's, its *sql.DB's. Its context's statements
@@ -256,22 +356,7 @@ func (w *Worker) EachIdleSession(ctx context.Context, f func(ctx context.Context
 	// for those the last attempt gave back to land, or a look (and the
 	// next attempt) could miss a session that is the pool's again a moment
 	// later. One a job kept (a transaction it left open) never lands.
-	waitUntil(func() bool { return w.Pool.Stat().AcquiredConns() == 0 }, settleWait)
-	idle := w.Pool.AcquireAllIdle(ctx) // the most recently used first
-	for _, c := range idle {
-		keep(f(ctx, c.Conn()))
-	}
-	// Given back in reverse, each once the pool has it again (a release
-	// lands on its own goroutine), so that the next attempt is handed the
-	// session it would have been handed without the look.
-	for i := len(idle) - 1; i >= 0; i-- {
-		before := w.Pool.Stat().IdleConns()
-		kept := !idle[i].Conn().IsClosed() && idle[i].Conn().PgConn().TxStatus() == 'I'
-		idle[i].Release()
-		if kept {
-			waitUntil(func() bool { return w.Pool.Stat().IdleConns() > before }, time.Second)
-		}
-	}
+	keep(w.eachIdlePoolSession(ctx, f))
 	var held []*sql.Conn
 	for range w.DB.Stats().Idle {
 		c, err := w.DB.Conn(ctx)

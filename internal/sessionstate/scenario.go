@@ -24,16 +24,16 @@ type Scenario struct {
 	DB    string
 }
 
-// FreshWorker ends the sessions of w when an attempt of the scenario ran
-// there, and waits until PostgreSQL has ended them
-// (FreshSessionsPerDelivery).
+// FreshWorker starts the sessions of w as new ones when an attempt of the
+// scenario ran there (inject.Worker.Fresh), and waits until PostgreSQL has
+// ended those it did not keep (FreshSessionsPerDelivery).
 func (s Scenario) FreshWorker(ctx context.Context, w *inject.Worker) error {
 	if !s.RanOn(w) {
 		return nil // fresh already (internal/checkstate's FreshSessions)
 	}
-	w.Fresh()
+	kept := w.Fresh(ctx)
 	name := w.Pool.Config().ConnConfig.RuntimeParams["application_name"]
-	return sessions.WaitEnded(ctx, s.Pool, s.DB, []string{name}, "a worker of the check") // at most 10 s
+	return sessions.WaitEnded(ctx, s.Pool, s.DB, []string{name}, kept, "a worker of the check") // at most 10 s
 }
 
 // RanOn reports whether an attempt of the current scenario ran on w.
