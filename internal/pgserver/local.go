@@ -136,7 +136,7 @@ func startCluster(ctx context.Context, bins string, settings []string) (_ *local
 	if err != nil {
 		return nil, "", err
 	}
-	dir, err := os.MkdirTemp("", LocalDirPrefix)
+	dir, err := os.MkdirTemp(clusterParent(), LocalDirPrefix)
 	if err != nil {
 		return nil, "", fmt.Errorf("creating the cluster directory: %w", err)
 	}
@@ -283,7 +283,11 @@ func tail(b []byte, n int) string {
 // RemoveStaleClusterDirs removes twicekit-pg-* directories whose owner
 // process is dead and whose postmaster no longer runs.
 func RemoveStaleClusterDirs() {
-	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), LocalDirPrefix+"*"))
+	var dirs []string
+	for _, parent := range clusterParents() {
+		found, _ := filepath.Glob(filepath.Join(parent, LocalDirPrefix+"*"))
+		dirs = append(dirs, found...)
+	}
 	for _, d := range dirs {
 		b, err := os.ReadFile(filepath.Join(d, "owner"))
 		if err != nil {
