@@ -2,6 +2,9 @@ package twice_test
 
 import (
 	"context"
+	"flag"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +17,23 @@ import (
 	"github.com/twicekit/twicekit/twice"
 )
 
-func TestMain(m *testing.M) { leakcheck.Exit(pgfixture.Main(m)) }
+func TestMain(m *testing.M) {
+	flag.Parse()
+	parallelUnlessSet(max(4, runtime.GOMAXPROCS(0)))
+	leakcheck.Exit(pgfixture.Main(m))
+}
+
+// parallelUnlessSet runs n tests at once where -test.parallel does not say
+// how many. A check mostly waits, on PostgreSQL and on timers (attempt
+// timeouts, settle waits, slow statements), so on 2 cores 4 at once take
+// about 60 % of the wall time 2 take (BENCHMARKS.md).
+func parallelUnlessSet(n int) {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		_ = flag.Set("test.parallel", strconv.Itoa(n))
+	}
+}
 
 // findingTokens runs a check and returns the tokens of the scenarios that
 // broke a promise.
