@@ -68,6 +68,10 @@ func (s *Server) dropDatabaseOn(ctx context.Context, conn execer, name string) e
 	sql := "DROP DATABASE IF EXISTS " + pgx.Identifier{name}.Sanitize()
 	if s.version >= 130000 {
 		sql += " WITH (FORCE)"
+	} else if _, err := conn.Exec(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, name); err != nil {
+		// Before 13 there is no FORCE: the database's sessions are ended
+		// first, and DROP DATABASE waits (up to 5 s) for them to go.
+		return s.scrub.Error(fmt.Errorf("pgfixture: ending the sessions of database %s: %w", name, err))
 	}
 	if _, err := conn.Exec(ctx, sql); err != nil {
 		return s.scrub.Error(fmt.Errorf("pgfixture: dropping database %s: %w", name, err))

@@ -11,7 +11,7 @@ import (
 )
 
 // BeforeAttempt readies worker w for an attempt of the scenario: its
-// sessions ended first under FreshSessionsPerDelivery when an attempt of
+// sessions started afresh under FreshSessionsPerDelivery when an attempt of
 // the scenario ran there (an error is the check's, as a queue hook's is).
 // It returns what the earlier deliveries of the scenario left on w's idle
 // sessions, read before the attempt owns w (internal/sessionstate).

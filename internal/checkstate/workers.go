@@ -2,6 +2,7 @@ package checkstate
 
 import (
 	"context"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 
@@ -77,12 +78,16 @@ func (s *State[A]) EndSessions(ctx context.Context) error {
 	return sessions.End(ctx, s.DB.Pool(), s.DB.Name(), s.workers())
 }
 
-// workers are the check's workers: its own, and the concurrent scenarios'
-// when it plays them.
+// workers are the check's workers, each once: its own, and the concurrent
+// scenarios' when it plays them (which may include its own).
 func (s *State[A]) workers() []*inject.Worker {
 	workers := []*inject.Worker{s.Worker}
 	if s.Concurrent != nil {
-		workers = append(workers, s.Concurrent.Workers[:]...)
+		for _, w := range s.Concurrent.Workers {
+			if w != nil && !slices.Contains(workers, w) {
+				workers = append(workers, w)
+			}
+		}
 	}
 	return workers
 }

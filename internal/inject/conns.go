@@ -2,6 +2,7 @@ package inject
 
 import (
 	"context"
+	"crypto/tls"
 	"net"
 	"sync"
 )
@@ -36,11 +37,11 @@ func (c *Conns) Dial(dial func(ctx context.Context, network, addr string) (net.C
 }
 
 // CutAll closes every open connection of the worker at the network level.
-func (c *Conns) CutAll() { c.CutAllBut(nil) }
+func (c *Conns) CutAll() { c.cutAllBut(nil) }
 
-// CutAllBut closes every open connection of the worker at the network
+// cutAllBut closes every open connection of the worker at the network
 // level but those in keep.
-func (c *Conns) CutAllBut(keep map[net.Conn]bool) {
+func (c *Conns) cutAllBut(keep map[*conn]bool) {
 	c.mu.Lock()
 	all := make([]*conn, 0, len(c.open))
 	for w := range c.open {
@@ -71,8 +72,8 @@ func (c *Conns) Open() int {
 // IsCut reports whether nc is a registered connection that a crash cut (or
 // that was closed).
 func IsCut(nc net.Conn) bool {
-	w, ok := nc.(*conn)
-	if !ok {
+	w := registered(nc)
+	if w == nil {
 		return false
 	}
 	w.mu.Lock()
@@ -80,11 +81,24 @@ func IsCut(nc net.Conn) bool {
 	return w.closed
 }
 
+// registered is the registry's connection under nc: nc itself, or the
+// connection a TLS connection wraps; nil for a connection no worker dialed.
+func registered(nc net.Conn) *conn {
+	if tc, ok := nc.(*tls.Conn); ok {
+		nc = tc.NetConn()
+	}
+	w, _ := nc.(*conn)
+	return w
+}
+
 type conn struct {
 	net.Conn
 	owner  *Conns
 	mu     sync.Mutex
 	closed bool
+	// custom: a statement sent on the session may have defined a custom
+	// setting, which no reset undefines (fresh.go).
+	custom bool
 	armed  *armed // the statement in flight, when its reply is not passed through (implicit.go)
 	in     []byte // read from the server, not yet parsed (implicit.go)
 	out    []byte // parsed, not yet handed to pgx (implicit.go)

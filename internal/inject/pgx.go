@@ -100,6 +100,7 @@ func (t *tracer) statement(ctx context.Context, c *pgx.Conn, label, sql string) 
 		// A connection the crash already cut: fail quietly, whatever the context.
 		return refused(ctx, ErrCrashed)
 	}
+	noteStatement(c, sql) // fresh.go
 	r := t.owner.runOf(ctx)
 	if r == nil {
 		if letThrough(label, nil) {
@@ -172,6 +173,11 @@ func (t *tracer) TraceBatchStart(ctx context.Context, c *pgx.Conn, d pgx.TraceBa
 		if n > 0 {
 			label = fmt.Sprintf("batch of %d: %s", n, Label(d.Batch.QueuedQueries[0].SQL))
 			sql = d.Batch.QueuedQueries[0].SQL
+		}
+		if ctx.Value(connSetupKey{}) == nil {
+			for _, q := range d.Batch.QueuedQueries[min(n, 1):] {
+				noteStatement(c, q.SQL) // the first is statement's
+			}
 		}
 	}
 	return inStatement(t.statement(ctx, c, noted(ctx, Label(label)), sql))

@@ -3,9 +3,8 @@ package inject
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
-	"net"
+	"math"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -60,9 +59,9 @@ func NewWorker(cfg *pgx.ConnConfig) (*Worker, error) { return NewWorkerConfigure
 // the application's code gets its own, and may set anything an application
 // sets (AfterConnect registering types, RuntimeParams, the exec mode, a
 // tracer, the pool's hooks). Then the check takes back what is its own: where
-// the worker connects, its session name, its bounds on connections, and its
-// instrumentation (its tracer before the application's, its hooks before the
-// application's). The *sql.DB gets the same ConnConfig and AfterConnect.
+// the worker connects, its session name, its bounds on connections (their
+// number, lifetime and idle time), and its instrumentation (its tracer
+// before the application's, its hooks before the application's). The *sql.DB gets the same ConnConfig and AfterConnect.
 func NewWorkerConfigured(cfg *pgx.ConnConfig, configure func(*pgxpool.Config)) (*Worker, error) {
 	w := &Worker{Conns: NewConns()}
 	w.Owner = NewOwner(w.recordForeign)
@@ -78,6 +77,10 @@ func NewWorkerConfigured(cfg *pgx.ConnConfig, configure func(*pgxpool.Config)) (
 	pcfg.MaxConns = maxWorkerConns
 	pcfg.MinConns = 0
 	pcfg.MinIdleConns = 0
+	// Sessions last until the check ends them (Fresh, Cut), not until a
+	// lifetime or an idle time of the application's runs out mid-check.
+	pcfg.MaxConnLifetime, pcfg.MaxConnLifetimeJitter = 0, 0
+	pcfg.MaxConnIdleTime = math.MaxInt64
 	scfg := pcfg.ConnConfig.Copy()
 	var sqlOpts []stdlib.OptionOpenDB
 	if after := pcfg.AfterConnect; after != nil {
@@ -150,8 +153,8 @@ func (w *Worker) TakeForeign() []string {
 func (w *Worker) Cut() { w.cutAllBut(nil) }
 
 // cutAllBut is Cut, sparing the connections in keep.
-func (w *Worker) cutAllBut(keep map[net.Conn]bool) {
-	w.Conns.CutAllBut(keep)
+func (w *Worker) cutAllBut(keep map[*conn]bool) {
+	w.Conns.cutAllBut(keep)
 	w.mu.Lock()
 	cuts := append([]func(){}, w.cuts...)
 	w.mu.Unlock()
@@ -230,77 +233,6 @@ const settleWait = 100 * time.Millisecond
 // be given back before it leaves the pool to close in the background.
 const leftOpenWait = 2 * time.Second
 
-// Fresh makes the worker's next attempt start as on new sessions, with no
-// temporary table, advisory lock, SET, prepared statement or LISTEN of an
-// earlier one, and returns the backend process IDs of the sessions it kept.
-// An idle session of its pool is kept and reset in place, as a new one would
-// start: pgx's caches of prepared statements emptied, DISCARD ALL run, and
-// the application's AfterConnect run again. Every other session is ended:
-// one in a transaction or never given back, one that listens for
-// notifications, one whose reset failed, the *sql.DB's (database/sql keeps
-// prepared statements per connection, which DISCARD ALL would drop under
-// it), and those of pools built from a.Pool.Config(), which dial through
-// the same registry. A caller waits until PostgreSQL has ended every
-// session of the worker but the kept ones. Nothing may run on the worker
-// while it is called.
-func (w *Worker) Fresh(ctx context.Context) (kept []uint32) {
-	keep := map[net.Conn]bool{}
-	_ = w.eachIdlePoolSession(ConnSetup(ctx), func(ctx context.Context, c *pgx.Conn) error {
-		nc := c.PgConn().Conn()
-		if c.IsClosed() || IsCut(nc) || c.PgConn().TxStatus() != 'I' {
-			return nil
-		}
-		if err := resetSession(ctx, c, w.afterConnect); err != nil {
-			_ = c.Close(ctx) // ended: the pool drops it when it is given back
-			return nil
-		}
-		keep[nc] = true
-		kept = append(kept, c.PgConn().PID())
-		return nil
-	})
-	w.cutAllBut(keep)
-	w.Heal()
-	return kept
-}
-
-// End ends every session of the worker: the next attempt dials new ones.
-// A caller waits until PostgreSQL has ended them. Nothing may run on the
-// worker while it is called.
-func (w *Worker) End() {
-	w.Cut()
-	w.Pool.Reset()
-	w.Heal()
-}
-
-// listeningSQL tells whether a session listens for notifications: a
-// notification may already wait in pgx's buffer, which no reset empties.
-const listeningSQL = `SELECT EXISTS (SELECT FROM pg_listening_channels())`
-
-// resetSession resets the idle session c as PostgreSQL and pgx start a new
-// one, then runs afterConnect (nil: none) on it, as on a new connection.
-// It fails for a session that listens for notifications.
-func resetSession(ctx context.Context, c *pgx.Conn, afterConnect func(context.Context, *pgx.Conn) error) error {
-	var listening bool
-	if err := c.QueryRow(ctx, listeningSQL, pgx.QueryExecModeSimpleProtocol).Scan(&listening); err != nil {
-		return err
-	}
-	if listening {
-		return errListening
-	}
-	if err := c.DeallocateAll(ctx); err != nil {
-		return err
-	}
-	if _, err := c.Exec(ctx, "DISCARD ALL", pgx.QueryExecModeSimpleProtocol); err != nil {
-		return err
-	}
-	if afterConnect != nil {
-		return afterConnect(ctx, c)
-	}
-	return nil
-}
-
-var errListening = errors.New("the session listens for notifications")
-
 // OnSetUp makes f hear of every new connection of the worker (its pool's and
 // its *sql.DB's, when pgx's) once the application's AfterConnect has set it
 // up, with a context whose statements are no point of any attempt. f is
@@ -309,14 +241,18 @@ var errListening = errors.New("the session listens for notifications")
 func (w *Worker) OnSetUp(f func(ctx context.Context, c *pgx.Conn)) { w.setUp.Store(&f) }
 
 // eachIdlePoolSession is [Worker.EachIdleSession] on the pool's sessions
-// only; ctx is ConnSetup's already.
-func (w *Worker) eachIdlePoolSession(ctx context.Context, f func(ctx context.Context, c *pgx.Conn) error) error {
+// only; ctx is ConnSetup's already. before (nil: none) sees the idle
+// sessions once they are taken, before f does.
+func (w *Worker) eachIdlePoolSession(ctx context.Context, before func([]*pgxpool.Conn), f func(ctx context.Context, c *pgx.Conn) error) error {
 	// A pool connection is given back on a goroutine of its own: wait
 	// for those the last attempt gave back to land, or a look (and the
 	// next attempt) could miss a session that is the pool's again a moment
 	// later. One a job kept (a transaction it left open) never lands.
 	waitUntil(func() bool { return w.Pool.Stat().AcquiredConns() == 0 }, settleWait)
 	idle := w.Pool.AcquireAllIdle(ctx) // the most recently used first
+	if before != nil {
+		before(idle)
+	}
 	var first error
 	for _, c := range idle {
 		if err := f(ctx, c.Conn()); err != nil && first == nil {
@@ -356,7 +292,7 @@ func (w *Worker) EachIdleSession(ctx context.Context, f func(ctx context.Context
 	// for those the last attempt gave back to land, or a look (and the
 	// next attempt) could miss a session that is the pool's again a moment
 	// later. One a job kept (a transaction it left open) never lands.
-	keep(w.eachIdlePoolSession(ctx, f))
+	keep(w.eachIdlePoolSession(ctx, nil, f))
 	var held []*sql.Conn
 	for range w.DB.Stats().Idle {
 		c, err := w.DB.Conn(ctx)

@@ -16,8 +16,9 @@ import (
 
 // inject.Worker.Fresh keeps an idle session of the worker's pool and resets
 // it to what a new session holds (the application's AfterConnect run
-// again, pgx's statement cache emptied), and ends the sessions it cannot
-// reset so: one that listens, one left in a transaction.
+// again, pgx's statement cache and buffered notifications emptied), and
+// ends the sessions it cannot reset so: one that listens, one left in a
+// transaction, one where an attempt defined a custom setting.
 func TestFreshKeepsAnIdleSessionAsANewOne(t *testing.T) {
 	db := pgfixture.New(t, pgfixture.SQL("CREATE TABLE t (id int)"))
 	ctx := inject.ConnSetup(context.Background()) // statements of no attempt
@@ -41,8 +42,10 @@ func TestFreshKeepsAnIdleSessionAsANewOne(t *testing.T) {
 	require.NoError(t, err)
 	open, err := w.Pool.Acquire(ctx)
 	require.NoError(t, err)
+	custom, err := w.Pool.Acquire(ctx)
+	require.NoError(t, err)
 	pidOf := func(c *pgxpool.Conn) uint32 { return c.Conn().PgConn().PID() }
-	usedPID, listensPID, openPID := pidOf(used), pidOf(listens), pidOf(open)
+	usedPID, listensPID, openPID, customPID := pidOf(used), pidOf(listens), pidOf(open), pidOf(custom)
 	start := setUp.start[usedPID]
 	for _, sql := range []string{
 		"CREATE TEMP TABLE scratch (x int)",
@@ -55,6 +58,16 @@ func TestFreshKeepsAnIdleSessionAsANewOne(t *testing.T) {
 	}
 	var n int
 	require.NoError(t, used.QueryRow(ctx, cached, 1).Scan(&n))
+	// A notification pgx buffered on a LISTEN that ended.
+	for _, sql := range []string{"LISTEN parcels", "NOTIFY parcels", "UNLISTEN parcels", "SELECT 1"} {
+		_, err := used.Exec(ctx, sql)
+		require.NoError(t, err, sql)
+	}
+	actx, run := inject.Start(context.Background(), "attempt 1 of job-1", inject.Plan{})
+	_, err = custom.Exec(actx, "BEGIN; SET LOCAL app.tenant = 'acme'; COMMIT", pgx.QueryExecModeSimpleProtocol)
+	require.NoError(t, err)
+	run.Finish()
+	custom.Release()
 	_, err = listens.Exec(ctx, "LISTEN orders")
 	require.NoError(t, err)
 	_, err = open.Exec(ctx, "BEGIN")
@@ -76,17 +89,21 @@ func TestFreshKeepsAnIdleSessionAsANewOne(t *testing.T) {
 	var workMem string
 	require.NoError(t, c.QueryRow(ctx, "SHOW work_mem").Scan(&workMem))
 	require.Equal(t, "3MB", workMem, "the application's AfterConnect ran again")
-	require.Equal(t, 4, setUps, "three new sessions, one reset")
+	require.Equal(t, 5, setUps, "four new sessions, one reset")
 	require.NoError(t, c.QueryRow(ctx, cached, 1).Scan(&n), "pgx prepares its cached statement again")
+	nctx, cancel := context.WithCancel(ctx)
+	cancel()
+	notification, _ := c.Conn().WaitForNotification(nctx)
+	require.Nil(t, notification, "no notification of an earlier scenario waits in pgx's buffer")
 
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		var pids []int32
 		require.NoError(t, db.Pool().QueryRow(ctx, "SELECT coalesce(array_agg(pid), '{}') FROM pg_stat_activity WHERE datname = $1", db.Name()).Scan(&pids))
-		if !slices.Contains(pids, int32(listensPID)) && !slices.Contains(pids, int32(openPID)) {
+		if !slices.Contains(pids, int32(listensPID)) && !slices.Contains(pids, int32(openPID)) && !slices.Contains(pids, int32(customPID)) {
 			break
 		}
-		require.True(t, time.Now().Before(deadline), "the listening session and the one in a transaction were not ended: %v", pids)
+		require.True(t, time.Now().Before(deadline), "the listening session, the one in a transaction and the one with a custom setting were not ended: %v", pids)
 		time.Sleep(time.Millisecond)
 	}
 }

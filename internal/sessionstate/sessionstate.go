@@ -8,7 +8,7 @@
 // last look at it (left.go). It says, in a finding's hints, which attempts
 // started on a session an earlier delivery had left state on (hints.go).
 // It reads the current scenario as internal/checkstate keeps it: whether an
-// attempt ran on a worker, that worker's sessions ended before a
+// attempt ran on a worker, that worker's sessions started afresh before a
 // redelivery there, what the redelivery finds on them (scenario.go).
 package sessionstate
 
