@@ -76,6 +76,9 @@ func TestFreshKeepsAnIdleSessionAsANewOne(t *testing.T) {
 	listens.Release()
 	defer open.Release()
 
+	// A release lands on a goroutine of its own: Fresh sees the sessions
+	// given back by then (it waits at most 100 ms while one is held).
+	require.Eventually(t, func() bool { return w.Pool.Stat().IdleConns() == 3 }, 10*time.Second, time.Millisecond)
 	kept := w.Fresh(ctx)
 	require.Equal(t, []uint32{usedPID}, kept)
 
