@@ -19,17 +19,14 @@ import (
 
 func TestMain(m *testing.M) {
 	flag.Parse()
-	if !raceDetector {
-		parallelUnlessSet(max(4, runtime.GOMAXPROCS(0)))
-	}
+	parallelUnlessSet(max(4, runtime.GOMAXPROCS(0)))
 	leakcheck.Exit(pgfixture.Main(m))
 }
 
 // parallelUnlessSet runs n tests at once where -test.parallel does not say
 // how many. A check mostly waits, on PostgreSQL and on timers (attempt
 // timeouts, settle waits, slow statements), so on 2 cores 4 at once take
-// about 60 % of the wall time 2 take (BENCHMARKS.md). Not under the race
-// detector (race_test.go).
+// about 60 % of the wall time 2 take (BENCHMARKS.md).
 func parallelUnlessSet(n int) {
 	set := false
 	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })

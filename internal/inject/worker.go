@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"math"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -41,6 +40,10 @@ type Worker struct {
 	// again on a session it resets in place.
 	afterConnect func(context.Context, *pgx.Conn) error
 }
+
+// sessionForever is the lifetime and idle time of a worker's pool
+// connections: longer than any check.
+const sessionForever = 100 * 365 * 24 * time.Hour
 
 // maxWorkerConns bounds the connections of each of a worker's handles.
 const maxWorkerConns = 4
@@ -79,8 +82,10 @@ func NewWorkerConfigured(cfg *pgx.ConnConfig, configure func(*pgxpool.Config)) (
 	pcfg.MinIdleConns = 0
 	// Sessions last until the check ends them (Fresh, Cut), not until a
 	// lifetime or an idle time of the application's runs out mid-check.
-	pcfg.MaxConnLifetime, pcfg.MaxConnLifetimeJitter = 0, 0
-	pcfg.MaxConnIdleTime = math.MaxInt64
+	// (Not 0: in pgx 5.8 and 5.9 a lifetime of 0 expires every connection
+	// at once, and the pool destroys each one given back.)
+	pcfg.MaxConnLifetime, pcfg.MaxConnLifetimeJitter = sessionForever, 0
+	pcfg.MaxConnIdleTime = sessionForever
 	scfg := pcfg.ConnConfig.Copy()
 	var sqlOpts []stdlib.OptionOpenDB
 	if after := pcfg.AfterConnect; after != nil {

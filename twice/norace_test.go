@@ -1,5 +1,0 @@
-//go:build !race
-
-package twice_test
-
-const raceDetector = false
