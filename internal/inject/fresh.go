@@ -23,10 +23,10 @@ import (
 // through the same registry. A session is ended rather than reset when it
 // listens for notifications, when a statement sent on it may have defined a
 // custom setting (SET app.tenant, set_config: RESET ALL leaves it defined,
-// as ” where a new session has none), or when its reset fails or takes
-// longer than resetWait. A caller waits until PostgreSQL has ended every
-// session of the worker but the kept ones. Nothing may run on the worker
-// while it is called.
+// as an empty string, where a new session has none), or when its reset
+// fails or takes longer than resetWait. A caller waits until PostgreSQL has
+// ended every session of the worker but the kept ones. Nothing may run on
+// the worker while it is called.
 func (w *Worker) Fresh(ctx context.Context) (kept []uint32) {
 	keep := map[*conn]bool{}
 	_ = w.eachIdlePoolSession(ConnSetup(ctx), func(idle []*pgxpool.Conn) {
