@@ -36,9 +36,6 @@ func (c *Conns) Dial(dial func(ctx context.Context, network, addr string) (net.C
 	}
 }
 
-// CutAll closes every open connection of the worker at the network level.
-func (c *Conns) CutAll() { c.cutAllBut(nil) }
-
 // cutAllBut closes every open connection of the worker at the network
 // level but those in keep.
 func (c *Conns) cutAllBut(keep map[*conn]bool) {

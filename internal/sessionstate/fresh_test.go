@@ -110,3 +110,28 @@ func TestFreshKeepsAnIdleSessionAsANewOne(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// Why inject.Worker.Fresh ends a session where a custom setting was
+// defined: DISCARD ALL (RESET ALL) leaves the setting defined, as an empty
+// string, where a new session has none (NULL), so a job reading it with
+// current_setting(name, true) would see another value than in the
+// reference run.
+func TestDiscardAllLeavesACustomSettingDefined(t *testing.T) {
+	db := pgfixture.New(t, pgfixture.SQL("CREATE TABLE t (id int)"))
+	ctx := context.Background()
+	c, err := pgx.ConnectConfig(ctx, db.ConnConfig())
+	require.NoError(t, err)
+	defer c.Close(ctx)
+	tenant := func() *string {
+		var v *string
+		require.NoError(t, c.QueryRow(ctx, "SELECT current_setting('app.tenant', true)", pgx.QueryExecModeSimpleProtocol).Scan(&v))
+		return v
+	}
+	require.Nil(t, tenant(), "a new session has no app.tenant")
+	_, err = c.Exec(ctx, "BEGIN; SET LOCAL app.tenant = 'acme'; COMMIT", pgx.QueryExecModeSimpleProtocol)
+	require.NoError(t, err)
+	_, err = c.Exec(ctx, "DISCARD ALL", pgx.QueryExecModeSimpleProtocol)
+	require.NoError(t, err)
+	require.NotNil(t, tenant(), "after DISCARD ALL app.tenant is still defined")
+	require.Equal(t, "", *tenant())
+}
