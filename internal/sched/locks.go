@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/twicekit/twicekit/internal/sessions"
 )
 
 // Locks asks the database which attempts wait for which: the scheduler's
@@ -48,9 +50,9 @@ type pgLocks struct {
 	names []string
 }
 
-const waitsSQL = `SELECT pid, application_name, pg_blocking_pids(pid) || pg_safe_snapshot_blocking_pids(pid)
-FROM pg_stat_activity
-WHERE datname = current_database() AND (pid = ANY($1::int4[]) OR application_name = ANY($2::text[]))`
+var waitsSQL = `SELECT pid, application_name, pg_blocking_pids(pid) || pg_safe_snapshot_blocking_pids(pid)
+FROM ` + sessions.ActivityOf("current_database()") + ` AS s
+WHERE pid = ANY($1::int4[]) OR application_name = ANY($2::text[])`
 
 func (l pgLocks) Waits(ctx context.Context, pids [][]uint32) (Waits, error) {
 	var all []int32

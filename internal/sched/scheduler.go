@@ -27,9 +27,12 @@ type Config struct {
 	// point, returning or being seen blocked before they are reported as
 	// stuck (default 10s).
 	StuckAfter time.Duration
-	// Poll is how often the control connection is asked about lock waits
-	// while an attempt's statement is in flight (default 1ms). It only paces
-	// the questions; the answers decide.
+	// Poll is how long the scheduler waits, after the last event, before it
+	// first asks the control connection about lock waits while an attempt's
+	// statement is in flight (default 1ms). While nothing changes, each wait
+	// doubles, up to MaxPollFactor times Poll: a statement that runs long is
+	// not asked about a thousand times a second. It only paces the
+	// questions; the answers decide.
 	Poll time.Duration
 	// MaxReleases bounds the points released in one run (default 10000).
 	MaxReleases int
@@ -37,8 +40,11 @@ type Config struct {
 
 // Defaults of [Config].
 const (
-	DefaultStuckAfter  = 10 * time.Second
-	DefaultPoll        = time.Millisecond
+	DefaultStuckAfter = 10 * time.Second
+	DefaultPoll       = time.Millisecond
+	// MaxPollFactor bounds the backoff of [Config.Poll]: the longest wait
+	// between two questions is MaxPollFactor times Poll.
+	MaxPollFactor      = 16
 	DefaultMaxReleases = 10000
 )
 
@@ -265,7 +271,8 @@ func (s *Scheduler) apply(ev event) {
 // a lock another attempt holds (as PostgreSQL says after the last event), or
 // has returned, and at least one is ready unless all returned.
 func (s *Scheduler) settle(ctx context.Context, t *Trace) error {
-	timer := time.NewTimer(s.cfg.Poll)
+	poll := s.cfg.Poll
+	timer := time.NewTimer(poll)
 	defer timer.Stop()
 	gen, confirmed := 0, -1
 	progress := time.Now()
@@ -289,14 +296,16 @@ func (s *Scheduler) settle(ctx context.Context, t *Trace) error {
 			// until PostgreSQL breaks it. Show the cycle.
 			s.show(t)
 		}
-		timer.Reset(s.cfg.Poll)
+		timer.Reset(poll)
 		select {
 		case ev := <-s.events:
 			s.apply(ev)
 			gen++
 			progress = time.Now()
+			poll = s.cfg.Poll
 			continue
 		case <-timer.C:
+			poll = min(2*poll, MaxPollFactor*s.cfg.Poll)
 		case <-ctx.Done():
 			return context.Cause(ctx)
 		}
@@ -334,6 +343,7 @@ func (s *Scheduler) settle(ctx context.Context, t *Trace) error {
 				s.apply(ev)
 				gen++
 				progress = time.Now()
+				poll = s.cfg.Poll
 				drained = true
 			default:
 				break drain

@@ -48,9 +48,9 @@ func WorkerConfig(cfg *pgx.ConnConfig) *pgx.ConnConfig {
 // have databases of their own. A session still starting (state NULL: it is
 // authenticating and has no application_name yet) is left for a later
 // look: it may be one of the check's own pools connecting.
-const foreignSessionsSQL = `SELECT pid, coalesce(application_name, ''), coalesce(host(client_addr), '')
-FROM pg_stat_activity
-WHERE datname = $1 AND backend_type = 'client backend' AND pid <> pg_backend_pid() AND state IS NOT NULL AND state <> 'starting'
+var foreignSessionsSQL = `SELECT pid, coalesce(application_name, ''), coalesce(host(client_addr), '')
+FROM ` + ActivityOf("$1") + ` AS s
+WHERE backend_type = 'client backend' AND pid <> pg_backend_pid() AND state IS NOT NULL AND state <> 'starting'
   AND coalesce(application_name, '') <> ALL($2::text[])
 ORDER BY pid`
 

@@ -16,12 +16,16 @@ var WorkerNames = []string{WorkerName, "twice-attempt-A", "twice-attempt-B"}
 
 // workerSessionsSQL counts the sessions of the check's workers still on
 // database $1, but the kept ones ($3).
-const workerSessionsSQL = `SELECT count(*) FROM pg_stat_activity
-WHERE datname = $1 AND backend_type = 'client backend' AND application_name = ANY($2) AND pid <> ALL($3::int[])`
+var workerSessionsSQL = `SELECT count(*) FROM ` + ActivityOf("$1") + ` AS s
+WHERE backend_type = 'client backend' AND application_name = ANY($2) AND pid <> ALL($3::int[])`
 
 // endedWait bounds the wait for the sessions of an earlier scenario to end
 // once their connections are closed.
 const endedWait = 10 * time.Second
+
+// maxEndedPause bounds the pause between two looks of WaitEnded, which
+// starts at 1 ms and doubles: a look reads every backend's activity.
+const maxEndedPause = 8 * time.Millisecond
 
 // WaitEnded waits until PostgreSQL has ended the sessions of database
 // dbname whose application_name is among names (whose: who they are, for
@@ -32,6 +36,7 @@ func WaitEnded(ctx context.Context, pool *pgxpool.Pool, dbname string, names []s
 	for i, p := range kept {
 		pids[i] = int32(p)
 	}
+	pause := time.Millisecond
 	for {
 		var n int
 		if err := pool.QueryRow(ctx, workerSessionsSQL, dbname, names, pids).Scan(&n); err != nil {
@@ -43,7 +48,8 @@ func WaitEnded(ctx context.Context, pool *pgxpool.Pool, dbname string, names []s
 		if time.Now().After(deadline) {
 			return fmt.Errorf("twice: %d session(s) of %s were still open %s after their connections were closed; the server did not end them (is it overloaded?)", n, whose, endedWait)
 		}
-		time.Sleep(time.Millisecond)
+		time.Sleep(pause)
+		pause = min(2*pause, maxEndedPause)
 	}
 }
 
