@@ -19,14 +19,20 @@ import (
 
 func TestMain(m *testing.M) {
 	flag.Parse()
-	parallelUnlessSet(max(4, runtime.GOMAXPROCS(0)))
+	atOnce := 6
+	if raceDetector {
+		atOnce = 4
+	}
+	parallelUnlessSet(max(atOnce, runtime.GOMAXPROCS(0)))
 	leakcheck.Exit(pgfixture.Main(m))
 }
 
 // parallelUnlessSet runs n tests at once where -test.parallel does not say
 // how many. A check mostly waits, on PostgreSQL and on timers (attempt
 // timeouts, settle waits, slow statements), so on 2 cores 4 at once take
-// about 60 % of the wall time 2 take (BENCHMARKS.md).
+// about 60 % of the wall time 2 take, and 6 give the package more of the
+// machine while the adapters' tests beside it wait on their engines
+// (BENCHMARKS.md). About 110 backends at most, of the local cluster's 200.
 func parallelUnlessSet(n int) {
 	set := false
 	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })

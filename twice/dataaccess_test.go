@@ -310,8 +310,7 @@ func TestDataAccessIsTheSameAsProductions(t *testing.T) {
 	got := make([]accessOutcome, len(accessCases))
 	t.Run("cases", func(t *testing.T) {
 		for i, c := range accessCases {
-			t.Run(c.name, func(t *testing.T) {
-				t.Parallel()
+			t.Run(c.name, func(t *testing.T) { // not in parallel: a parallel subtest waits behind every parallel test of the package
 				prod := onProduction(t, c)
 				check := inTheCheck(t, c)
 				require.Equal(t, prod.result, check.result, "the result or error differs")

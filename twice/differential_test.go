@@ -291,7 +291,17 @@ func realStates(t *testing.T, s shape, runs int) map[string]bool {
 // the machine's speed.
 func checkStates(t *testing.T, s shape) (states, flagged map[string]bool, clean string) {
 	t.Helper()
-	rep := twice.Check(t.Context(), s.job(), twice.ExploreAllInterleavings(), twice.WithBudget(twice.ThoroughBudget), twice.WallBudget(0))
+	return statesOf(t, checkReport(t.Context(), s))
+}
+
+// checkReport is the check checkStates reads.
+func checkReport(ctx context.Context, s shape) *twice.Report {
+	return twice.Check(ctx, s.job(), twice.ExploreAllInterleavings(), twice.WithBudget(twice.ThoroughBudget), twice.WallBudget(0))
+}
+
+// statesOf reads checkStates' answer from the check's report.
+func statesOf(t *testing.T, rep *twice.Report) (states, flagged map[string]bool, clean string) {
+	t.Helper()
 	require.NoError(t, rep.Err)
 	found := map[string]bool{}
 	for _, f := range rep.Findings {
@@ -384,6 +394,10 @@ func runsPerShape() int {
 	return 8
 }
 
+// shapesAtOnce is how many shapes TestDifferentialAgainstRealParallelism
+// runs at once (each a database for its real runs and one for its check).
+const shapesAtOnce = 4
+
 // The differential suite: for every shape, every final state two real
 // parallel deliveries reach on PostgreSQL must be one the check's
 // exploration reaches, and every state the check reaches must be one real
@@ -392,24 +406,42 @@ func TestDifferentialAgainstRealParallelism(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex
 	rows := map[string]string{}
+	// The shapes run shapesAtOnce at a time, each subtest on a goroutine
+	// of its own, not as parallel subtests: those wait behind every
+	// parallel test of the package that asked before them (the testing
+	// package releases them in turn), and the shapes, mostly real runs
+	// waiting in pg_sleep, were then the suite's last minute.
 	t.Run("shape", func(t *testing.T) {
+		var shapesRun sync.WaitGroup
+		slots := make(chan struct{}, shapesAtOnce)
 		for _, s := range shapes() {
-			t.Run(s.name, func(t *testing.T) {
-				t.Parallel()
-				d := differential{real: realStates(t, s, runsPerShape())}
-				d.check, d.flagged, d.clean = checkStates(t, s)
-				missed, unreal := compareStates(d)
-				for _, m := range missed {
-					t.Errorf("real parallel runs reached a final state the check does not reach, or does not flag though it differs from one clean run's:\n%s", m)
-				}
-				for _, u := range unreal {
-					t.Errorf("the check reached a final state no real parallel run did:\n%s", u)
-				}
-				mu.Lock()
-				rows[s.name] = fmt.Sprintf("| %s | %s | %s |\n", s.name, stateList(d.real), stateList(d.check, d.flagged))
-				mu.Unlock()
+			shapesRun.Go(func() {
+				slots <- struct{}{}
+				defer func() { <-slots }()
+				t.Run(s.name, func(t *testing.T) {
+					// The check runs while the real runs do: theirs are mostly
+					// pg_sleep, its is work.
+					var rep *twice.Report
+					var check sync.WaitGroup
+					check.Go(func() { rep = checkReport(t.Context(), s) })
+					defer check.Wait() // (when a real run fails too)
+					d := differential{real: realStates(t, s, runsPerShape())}
+					check.Wait()
+					d.check, d.flagged, d.clean = statesOf(t, rep)
+					missed, unreal := compareStates(d)
+					for _, m := range missed {
+						t.Errorf("real parallel runs reached a final state the check does not reach, or does not flag though it differs from one clean run's:\n%s", m)
+					}
+					for _, u := range unreal {
+						t.Errorf("the check reached a final state no real parallel run did:\n%s", u)
+					}
+					mu.Lock()
+					rows[s.name] = fmt.Sprintf("| %s | %s | %s |\n", s.name, stateList(d.real), stateList(d.check, d.flagged))
+					mu.Unlock()
+				})
 			})
 		}
+		shapesRun.Wait()
 	})
 	if t.Failed() || len(rows) != len(shapes()) {
 		return

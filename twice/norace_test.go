@@ -1,0 +1,5 @@
+//go:build !race
+
+package twice_test
+
+const raceDetector = false
