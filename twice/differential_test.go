@@ -423,8 +423,10 @@ func TestDifferentialAgainstRealParallelism(t *testing.T) {
 					// pg_sleep, its is work.
 					var rep *twice.Report
 					var check sync.WaitGroup
-					check.Go(func() { rep = checkReport(t.Context(), s) })
-					defer check.Wait() // (when a real run fails too)
+					ctx, cancel := context.WithCancel(t.Context())
+					check.Go(func() { rep = checkReport(ctx, s) })
+					defer check.Wait()
+					defer cancel() // a real run that failed ends the check first
 					d := differential{real: realStates(t, s, runsPerShape())}
 					check.Wait()
 					d.check, d.flagged, d.clean = statesOf(t, rep)

@@ -105,7 +105,7 @@ func TestTheWallBudgetLeavesOutWhatDoesNotFit(t *testing.T) {
 	})
 	checks.Wait()
 	require.True(t, rep.OK(), rep.String())
-	require.Less(t, elapsed, budget+time.Second, "the check ends within its wall budget (plus its setup)")
+	require.Less(t, elapsed, budget+3*time.Second, "the check ends within its wall budget (plus its setup, beside three more checks)")
 	text := rep.String()
 	// What fits depends on the machine's speed: the sequential ones may
 	// all fit, the concurrent ones cannot (each costs about 2 s, and the

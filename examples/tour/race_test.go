@@ -2,8 +2,8 @@
 
 package main
 
-// Under the race detector every check runs several times slower, so the
-// determinism test runs each story's check 3 times instead of 20 unless
-// -determinism.runs says otherwise (.ci/determinism, without -race, runs
-// every check once in each of 50 processes).
+// Under the race detector every check runs several times slower, so with
+// TWICE_LONG_TESTS=1 the determinism test runs each story's check 2 times
+// instead of 20 unless -determinism.runs says otherwise (.ci/determinism,
+// without -race, runs every check once in each of its processes).
 const raceDetector = true

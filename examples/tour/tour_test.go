@@ -20,7 +20,8 @@ func TestMain(m *testing.M) { leakcheck.Exit(pgfixture.Main(m)) }
 // broken and fixed forms, through the whole tour. The long tests play every
 // story. Each story's form is still checked in the fast suite, by its own
 // package's tests and by TestEveryCheckIsDeterministic, which judges every
-// form with story.Verdict as the tour does.
+// form with story.Verdict as the tour does (under the quick budget, the
+// tour under the default one).
 const tourRun = "^loyalty/"
 
 // TestTour runs the tour as `go run ./examples/tour -q` does and requires a

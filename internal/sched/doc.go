@@ -42,7 +42,7 @@
 //
 // Index:
 //   - [Scheduler], [New], [Config] ([DefaultStuckAfter], [DefaultPoll],
-//     [DefaultMaxReleases]): one run of concurrent attempts
+//     [MaxPollFactor], [DefaultMaxReleases]): one run of concurrent attempts
 //     ([Scheduler.Plan], [Scheduler.Run], [Scheduler.Returned],
 //     [Scheduler.Stop]); [ErrStopped].
 //   - [Chooser], [Decision] ([Decision.IsReady]): who goes next; [Replay]

@@ -29,7 +29,7 @@ type Config struct {
 	StuckAfter time.Duration
 	// Poll is how long the scheduler waits, after the last event, before it
 	// first asks the control connection about lock waits while an attempt's
-	// statement is in flight (default 1ms). While nothing changes, each wait
+	// statement is in flight (default 1ms). Until the next event, each wait
 	// doubles, up to MaxPollFactor times Poll: a statement that runs long is
 	// not asked about a thousand times a second. It only paces the
 	// questions; the answers decide.

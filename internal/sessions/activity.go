@@ -2,8 +2,9 @@ package sessions
 
 // ActivityOf is an SQL FROM item: the rows pg_stat_activity has for the
 // backends on database db, an SQL expression ("$1", "current_database()"),
-// with the view's columns but datname, usesysid's name and the rest of
-// pg_database's and pg_authid's. pg_stat_activity computes every column of
+// with the columns of pg_stat_get_activity, the function under the view
+// (pid, application_name, state, backend_type, client_addr, query, …; not
+// datname or usename). pg_stat_activity computes every column of
 // every backend on the server, clipping each one's query text character by
 // character; ActivityOf reads each backend's database first and computes
 // the rows of that database's backends only. The check asks often (lock

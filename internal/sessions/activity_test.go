@@ -81,6 +81,7 @@ func TestActivityOfIsPgStatActivity(t *testing.T) {
 	rowsOf := func(tx pgx.Tx, sql string, args ...any) string {
 		rows, err := tx.Query(ctx, "SELECT "+activityColumns+" FROM "+sql+" ORDER BY pid", args...)
 		require.NoError(t, err)
+		defer rows.Close()
 		var lines []string
 		for rows.Next() {
 			vals, err := rows.Values()

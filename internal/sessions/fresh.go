@@ -24,7 +24,7 @@ WHERE backend_type = 'client backend' AND application_name = ANY($2) AND pid <> 
 const endedWait = 10 * time.Second
 
 // maxEndedPause bounds the pause between two looks of WaitEnded, which
-// starts at 1 ms and doubles: a look reads every backend's activity.
+// starts at 1 ms and doubles: each look is a query.
 const maxEndedPause = 8 * time.Millisecond
 
 // WaitEnded waits until PostgreSQL has ended the sessions of database
