@@ -394,6 +394,31 @@ func runsPerShape() int {
 	return 8
 }
 
+// shapeRow compares the final states real parallel runs of s reach with
+// those the check reaches, reports each one only one side reaches, and
+// returns s's row of docs/concurrency.md's table.
+func shapeRow(t *testing.T, s shape) string {
+	// The check runs while the real runs do: theirs are mostly pg_sleep,
+	// its is work.
+	var rep *twice.Report
+	var check sync.WaitGroup
+	ctx, cancel := context.WithCancel(t.Context())
+	check.Go(func() { rep = checkReport(ctx, s) })
+	defer check.Wait()
+	defer cancel() // a real run that failed ends the check first
+	d := differential{real: realStates(t, s, runsPerShape())}
+	check.Wait()
+	d.check, d.flagged, d.clean = statesOf(t, rep)
+	missed, unreal := compareStates(d)
+	for _, m := range missed {
+		t.Errorf("real parallel runs reached a final state the check does not reach, or does not flag though it differs from one clean run's:\n%s", m)
+	}
+	for _, u := range unreal {
+		t.Errorf("the check reached a final state no real parallel run did:\n%s", u)
+	}
+	return fmt.Sprintf("| %s | %s | %s |\n", s.name, stateList(d.real), stateList(d.check, d.flagged))
+}
+
 // shapesAtOnce is how many shapes TestDifferentialAgainstRealParallelism
 // runs at once (each a database for its real runs and one for its check).
 const shapesAtOnce = 4
@@ -419,26 +444,9 @@ func TestDifferentialAgainstRealParallelism(t *testing.T) {
 				slots <- struct{}{}
 				defer func() { <-slots }()
 				t.Run(s.name, func(t *testing.T) {
-					// The check runs while the real runs do: theirs are mostly
-					// pg_sleep, its is work.
-					var rep *twice.Report
-					var check sync.WaitGroup
-					ctx, cancel := context.WithCancel(t.Context())
-					check.Go(func() { rep = checkReport(ctx, s) })
-					defer check.Wait()
-					defer cancel() // a real run that failed ends the check first
-					d := differential{real: realStates(t, s, runsPerShape())}
-					check.Wait()
-					d.check, d.flagged, d.clean = statesOf(t, rep)
-					missed, unreal := compareStates(d)
-					for _, m := range missed {
-						t.Errorf("real parallel runs reached a final state the check does not reach, or does not flag though it differs from one clean run's:\n%s", m)
-					}
-					for _, u := range unreal {
-						t.Errorf("the check reached a final state no real parallel run did:\n%s", u)
-					}
+					row := shapeRow(t, s)
 					mu.Lock()
-					rows[s.name] = fmt.Sprintf("| %s | %s | %s |\n", s.name, stateList(d.real), stateList(d.check, d.flagged))
+					rows[s.name] = row
 					mu.Unlock()
 				})
 			})

@@ -64,6 +64,18 @@ func stories() []story.Form {
 	return all
 }
 
+// matching lists the story forms whose "story/form" title re matches, in
+// the tour's order.
+func matching(re *regexp.Regexp) []story.Form {
+	var forms []story.Form
+	for _, f := range stories() {
+		if re.MatchString(f.Title()) {
+			forms = append(forms, f)
+		}
+	}
+	return forms
+}
+
 // run is the tour: it returns the process's exit code (0: every verdict as
 // expected; 1: some verdict not, or interrupted; 2: bad flags or no
 // PostgreSQL).
@@ -97,12 +109,7 @@ func tour(ctx context.Context, w io.Writer, args []string) int {
 		fmt.Fprintf(w, "tour: -run: %v\n", err)
 		return 2
 	}
-	var forms []story.Form
-	for _, f := range stories() {
-		if re.MatchString(f.Title()) {
-			forms = append(forms, f)
-		}
-	}
+	forms := matching(re)
 	if len(forms) == 0 {
 		fmt.Fprintf(w, "tour: no job matches -run %q\n", *pattern)
 		return 2

@@ -56,15 +56,11 @@ func TestTour(t *testing.T) {
 // broken and one fixed.
 func tourForms(t *testing.T, pattern string) []story.Form {
 	t.Helper()
-	re := regexp.MustCompile(pattern)
-	var forms []story.Form
+	forms := matching(regexp.MustCompile(pattern))
 	broken := 0
-	for _, f := range stories() {
-		if re.MatchString(f.Title()) {
-			forms = append(forms, f)
-			if f.Broken() {
-				broken++
-			}
+	for _, f := range forms {
+		if f.Broken() {
+			broken++
 		}
 	}
 	require.True(t, broken > 0 && broken < len(forms), "the fast tour plays %d forms, %d broken: it needs broken and fixed ones", len(forms), broken)
