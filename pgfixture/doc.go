@@ -45,8 +45,9 @@
 //     /usr/lib/postgresql/*/bin; a throwaway cluster in a temp directory
 //     (twicekit-pg-*: under TMPDIR when it is set, else under /dev/shm when
 //     that is a tmpfs with 2 GiB free, else under /tmp), listening on
-//     127.0.0.1 and a socket in that directory,
-//     on a free port, with fsync and synchronous commit off. As root it runs
+//     127.0.0.1 and a socket in that directory, on a free port, with fsync
+//     and synchronous commit off. Its URLs name the socket (the host
+//     parameter), which costs less than loopback TCP. As root it runs
 //     as the postgres (else nobody) user. The postmaster dies with the test
 //     binary even without Main (parent-death signal), and leftover
 //     directories of dead processes are removed on the next start. The

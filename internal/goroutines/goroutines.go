@@ -15,6 +15,7 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 )
 
@@ -37,11 +38,55 @@ func Label(label string) {
 // Count counts the running goroutines labelled with label whose function
 // is the job's (not the standard library's, pgx's or twicekit's).
 func Count(label string) int {
-	var buf bytes.Buffer
-	if err := pprof.Lookup("goroutine").WriteTo(&buf, 1); err != nil {
-		return 0
+	return labelled(freshProfile(), label)
+}
+
+// The goroutine profile reads and symbolizes every goroutine's stack: in a
+// test binary with many tests waiting in t.Parallel it costs milliseconds,
+// and every attempt of every check asks for one. Checks running at once
+// share them: a profile that started after a Count was called answers it
+// as well as one of its own would, so a Count that finds a profile being
+// taken waits for it to end and takes the next one together with every
+// Count that came meanwhile.
+var (
+	profileMu sync.Mutex
+	// profileTaken is signalled when a profile ends.
+	profileTaken = sync.NewCond(&profileMu)
+	// profilesStarted counts the profiles started; profileRunning says
+	// whether the last of them is still being taken.
+	profilesStarted uint64
+	profileRunning  bool
+	// lastProfile is the text of the last profile taken, and its number.
+	lastProfile    string
+	lastProfileNum uint64
+)
+
+// freshProfile returns a goroutine profile (debug=1) that started after
+// the call.
+func freshProfile() string {
+	profileMu.Lock()
+	defer profileMu.Unlock()
+	want := profilesStarted + 1 // a profile already running started before the call
+	for lastProfileNum < want {
+		if profileRunning {
+			profileTaken.Wait()
+			continue
+		}
+		profileRunning = true
+		profilesStarted++
+		num := profilesStarted
+		profileMu.Unlock()
+		var buf bytes.Buffer
+		err := pprof.Lookup("goroutine").WriteTo(&buf, 1)
+		profileMu.Lock()
+		profileRunning = false
+		if err != nil {
+			buf.Reset() // no record: Count says 0, as it did before profiles were shared
+		}
+		lastProfile, lastProfileNum = buf.String(), num
+		profileTaken.Broadcast()
 	}
-	return labelled(buf.String(), label)
+	return lastProfile
 }
 
 // labelled counts, in a goroutine profile written with debug=1,

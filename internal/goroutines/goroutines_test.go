@@ -1,6 +1,11 @@
 package goroutines
 
-import "testing"
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+)
 
 // BenchmarkCount measures the look every attempt takes once Run
 // returned (twice/after_run.go): one goroutine profile, read for the attempt's
@@ -47,4 +52,32 @@ func TestLabelledCountsTheFirstRecord(t *testing.T) {
 	if n := labelled(profile, "8"); n != 0 {
 		t.Errorf("labelled(label 8) = %d, want 0", n)
 	}
+}
+
+// TestCountsShareOnlyProfilesTakenAfterThem: checks running at once share
+// goroutine profiles, but a Count never answers from one that started
+// before it was called. Each of many concurrent callers starts a goroutine
+// with a label of its own, then asks for a profile: each profile must hold
+// its goroutine. A profile taken before the goroutine started would not.
+func TestCountsShareOnlyProfilesTakenAfterThem(t *testing.T) {
+	var wg sync.WaitGroup
+	for range 16 {
+		wg.Go(func() {
+			for range 20 {
+				label := NextLabel()
+				started, stop := make(chan struct{}), make(chan struct{})
+				go func() {
+					Label(label)
+					close(started)
+					<-stop
+				}()
+				<-started
+				if want := fmt.Sprintf("%q:%q", labelKey, label); !strings.Contains(freshProfile(), want) {
+					t.Errorf("the profile taken for label %s does not hold its goroutine, started before the call", label)
+				}
+				close(stop)
+			}
+		})
+	}
+	wg.Wait()
 }
