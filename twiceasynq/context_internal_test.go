@@ -13,6 +13,7 @@ import (
 // GetTaskID, GetRetryCount, GetMaxRetry or GetQueueName read from a
 // context that asynq's own functions built.
 func TestTaskContextCarriesAsynqMetadata(t *testing.T) {
+	t.Parallel()
 	deadline := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
 	ctx, cancel, err := taskContext(context.Background(), taskMetadata{
 		ID: "order-9812", Type: "reward:order", Queue: "critical", MaxRetry: 7, RetryCount: 3, Deadline: deadline,

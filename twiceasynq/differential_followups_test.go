@@ -158,6 +158,7 @@ func (c followUpDiffCase) record() *enqueues {
 }
 
 func TestModelAgreesWithAsynqOnFollowUps(t *testing.T) {
+	t.Parallel()
 	ro := startRedis(t)
 	engines := compareEach(t, followUpDiffCases, func(c followUpDiffCase) string { return c.name }, runFollowUpModel,
 		func(t *testing.T, c followUpDiffCase) outcome { return runFollowUpAsynq(t, ro, c) })
@@ -170,6 +171,7 @@ func TestModelAgreesWithAsynqOnFollowUps(t *testing.T) {
 // RedisClientOpt(a) to the table NewClient(a) is held to: the same cases,
 // delivery by delivery, and the table of docs/queues.md that asynq wrote.
 func TestRedisClientAgreesOnFollowUps(t *testing.T) {
+	t.Parallel()
 	engines := compareEach(t, followUpDiffCases, func(c followUpDiffCase) string { return c.name }, runFollowUpModel,
 		func(t *testing.T, c followUpDiffCase) outcome { return runFollowUpModelWith(t, c, redisClient) })
 	if engines != nil {

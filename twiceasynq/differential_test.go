@@ -97,6 +97,7 @@ func checkThenAct(p *pgxpool.Pool) asynq.Handler {
 }
 
 func TestModelAgreesWithAsynq(t *testing.T) {
+	t.Parallel()
 	ro := startRedis(t)
 	cases := diffCases
 	if revokeTask == nil {
@@ -442,6 +443,7 @@ func (quiet) Fatal(...any) {}
 // for a task enqueued again while the first is still pending (no server
 // runs it).
 func TestRefusedWhileStored(t *testing.T) {
+	t.Parallel()
 	ro := startRedis(t)
 	for _, c := range []struct {
 		name string

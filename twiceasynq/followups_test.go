@@ -81,6 +81,7 @@ func points(t *testing.T, sr *twice.ScenarioRun) string {
 // every scenario (a redelivery's enqueue is refused with
 // ErrTaskIDConflict), and the world at rest has the points.
 func TestAFollowUpUnderATaskIDIsWorkedOnce(t *testing.T) {
+	t.Parallel()
 	rep := Check(t.Context(), shipJob(true, once, asynq.TaskID("reward:9812"), asynq.ProcessIn(30*time.Second)))
 	if rep.Err != nil || !rep.OK() {
 		t.Fatalf("want a pass:\n%s", rep)
@@ -102,6 +103,7 @@ func TestAFollowUpUnderATaskIDIsWorkedOnce(t *testing.T) {
 // both are worked. The report names the follow-ups and the enqueue made
 // twice.
 func TestAFollowUpEnqueuedTwiceIsFlagged(t *testing.T) {
+	t.Parallel()
 	rep := Check(t.Context(), shipJob(false, unguarded), twice.Only("crash@end"))
 	if rep.Err != nil {
 		t.Fatal(rep.Err)
@@ -123,6 +125,7 @@ func TestAFollowUpEnqueuedTwiceIsFlagged(t *testing.T) {
 // A Unique reward whose second enqueue is refused (ErrDuplicateTask) while
 // the first waits: worked once, a pass, though its handler is unguarded.
 func TestAUniqueFollowUpIsRefusedWhileItWaits(t *testing.T) {
+	t.Parallel()
 	rep := Check(t.Context(), shipJob(true, unguarded, asynq.Unique(time.Hour)), twice.Only("crash@end"))
 	if rep.Err != nil || !rep.OK() {
 		t.Fatalf("want a pass:\n%s", rep)
@@ -135,6 +138,7 @@ func TestAUniqueFollowUpIsRefusedWhileItWaits(t *testing.T) {
 // Without a handler for the reward's type in the mux, the reward stays
 // enqueued: compared as an effect, never worked, and the report says so.
 func TestAFollowUpTheMuxDoesNotRouteStaysEnqueued(t *testing.T) {
+	t.Parallel()
 	rep := Check(t.Context(), shipJob(true, nil, asynq.TaskID("reward:9812")), twice.Only("crash@end"))
 	if rep.Err != nil || !rep.OK() {
 		t.Fatalf("want a pass:\n%s", rep)
@@ -150,6 +154,7 @@ func TestAFollowUpTheMuxDoesNotRouteStaysEnqueued(t *testing.T) {
 // Without Mux, what the handler enqueues is compared, never worked: a
 // second enqueue is a finding, the reward's handler never runs.
 func TestWithoutAMuxTheEnqueueIsComparedOnly(t *testing.T) {
+	t.Parallel()
 	j := shipJob(false, once)
 	j.Mux = nil
 	rep := Check(t.Context(), j, twice.Only("crash@end"))
@@ -166,6 +171,7 @@ func TestWithoutAMuxTheEnqueueIsComparedOnly(t *testing.T) {
 
 // NewClient outside a check's attempt says what to do.
 func TestNewClientOutsideAnAttempt(t *testing.T) {
+	t.Parallel()
 	_, err := NewClient(&twice.Attempt{}).Enqueue(asynq.NewTask(rewardType, nil))
 	want := "twiceasynq.NewClient: the attempt is not one twiceasynq is running: call NewClient(a) in Job.Handler or Job.Mux with the attempt they get"
 	if err == nil || err.Error() != want {
@@ -177,6 +183,7 @@ func TestNewClientOutsideAnAttempt(t *testing.T) {
 // task's: the reward fails once and succeeds on its retry, though the
 // ship task has MaxRetry(0).
 func TestAFollowUpIsRetriedUnderItsOwnMaxRetry(t *testing.T) {
+	t.Parallel()
 	j := shipJob(true, failsFirst(once), asynq.TaskID("reward:9812"), asynq.MaxRetry(3))
 	j.Task = asynq.NewTask(shipType, payload(9812), asynq.TaskID("ship:9812"), asynq.MaxRetry(0))
 	rep := Check(t.Context(), j, twice.Only("crash@end"))
@@ -198,6 +205,7 @@ func TestAFollowUpIsRetriedUnderItsOwnMaxRetry(t *testing.T) {
 // Follow-ups are worked in the order they are due: one enqueued for 20
 // minutes later runs after one enqueued next for 10 minutes later.
 func TestFollowUpsAreWorkedWhenDue(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	var order []string
 	note := func(typ string) asynq.HandlerFunc {
@@ -239,6 +247,7 @@ func TestFollowUpsAreWorkedWhenDue(t *testing.T) {
 // A task enqueued into a Group says that the check does not play asynq's
 // aggregation, and what to do.
 func TestAGroupedFollowUpIsRefused(t *testing.T) {
+	t.Parallel()
 	rep := Check(t.Context(), shipJob(false, once, asynq.Group("daily")), twice.Only("crash@1"))
 	want := `twiceasynq: the check does not play asynq's task aggregation: reward:order was enqueued in Group("daily"); check the aggregated task's handler as a job of its own`
 	if rep.Err != nil || !strings.Contains(rep.String(), want) {
@@ -248,6 +257,7 @@ func TestAGroupedFollowUpIsRefused(t *testing.T) {
 
 // Options asynq's client refuses are refused in its words.
 func TestInvalidEnqueueOptionsAreRefused(t *testing.T) {
+	t.Parallel()
 	rep := Check(t.Context(), shipJob(false, once, asynq.Unique(time.Millisecond)), twice.Only("crash@1"))
 	if want := "Unique TTL cannot be less than 1s"; rep.Err != nil || !strings.Contains(rep.String(), want) {
 		t.Fatalf("the report does not say %q:\n%s", want, rep)
@@ -257,6 +267,7 @@ func TestInvalidEnqueueOptionsAreRefused(t *testing.T) {
 // The checked task's options asynq's client refuses fail the clean run,
 // in asynq's words.
 func TestInvalidTaskOptionsFailTheCheck(t *testing.T) {
+	t.Parallel()
 	rep := Check(t.Context(), job(9812, func(a *twice.Attempt) asynq.Handler { return rewardOnce(a.Pool) }, asynq.TaskID(" ")))
 	want := "twiceasynq: asynq's client refuses the task's options (Job.Task and Job.Options): task ID cannot be empty"
 	if rep.OK() || !strings.Contains(rep.String(), "the job failed on a clean run: "+want) {

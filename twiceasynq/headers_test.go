@@ -31,6 +31,7 @@ func asynqRelease() int {
 // every delivery and on a follow-up's TaskInfo; on an older asynq a task
 // carries none, and the check runs the handler all the same.
 func TestHeadersReachTheHandler(t *testing.T) {
+	t.Parallel()
 	want := map[string]string{"tenant": "acme"}
 	if asynqRelease() < 26 {
 		if headersSupported {
@@ -82,6 +83,7 @@ func infoHeaders(info *asynq.TaskInfo) map[string]string {
 // TestRevokeTaskIsAsynqs pins revoke.go: revokeTask is asynq.RevokeTask on
 // an asynq that has it (v0.25.0 on), and nil before.
 func TestRevokeTaskIsAsynqs(t *testing.T) {
+	t.Parallel()
 	if asynqRelease() < 25 {
 		if revokeTask != nil || isRevoke(fmt.Errorf("x: %w", asynq.SkipRetry)) {
 			t.Fatalf("an asynq before v0.25.0 has a RevokeTask: %v", revokeTask)

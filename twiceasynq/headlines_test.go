@@ -15,6 +15,7 @@ import (
 // handler, with retries and with none (MaxRetry 0), says what its timeline
 // shows.
 func TestHeadlinesAgreeWithTheirTimelines(t *testing.T) {
+	t.Parallel()
 	for _, task := range []*asynq.Task{
 		asynq.NewTask("reward:order", []byte(`{"order_id":9812}`)),
 		asynq.NewTask("reward:order", []byte(`{"order_id":9812}`), asynq.MaxRetry(0)),

@@ -102,6 +102,7 @@ func (r *scriptRecorder) last() [][]byte {
 // Unique TTL and the process-at time are read from the script's
 // arguments.
 func TestEnqueueScriptsOfARealClientAreRead(t *testing.T) {
+	t.Parallel()
 	ro := startRedis(t)
 	rec := newScriptRecorder(t, ro.Addr)
 	client := asynq.NewClient(asynq.RedisClientOpt{Addr: rec.l.Addr().String()})
@@ -176,6 +177,7 @@ func TestEnqueueScriptsOfARealClientAreRead(t *testing.T) {
 // A script that is not an enqueue is not read as one: the inspector's,
 // a script of the app's own, an argument that is no task message.
 func TestOtherScriptsAreNotEnqueues(t *testing.T) {
+	t.Parallel()
 	msg := func(id, queue string) []byte {
 		var b []byte
 		for _, f := range []struct {

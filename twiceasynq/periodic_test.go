@@ -39,6 +39,7 @@ func outboxJob(keyed bool, cronspec string) Job {
 // archiving the task; the publisher without a key pays twice once its
 // next run comes.
 func TestPeriodicTaskIsRetriedByItsNextRun(t *testing.T) {
+	t.Parallel()
 	rep := Check(t.Context(), outboxJob(true, "30 4 * * *"))
 	if rep.Err != nil || !rep.OK() {
 		t.Fatalf("the keyed publisher with its cronspec:\n%s", rep)
@@ -73,6 +74,7 @@ func TestPeriodicTaskIsRetriedByItsNextRun(t *testing.T) {
 // A cronspec asynq's scheduler would refuse fails the check's clean run,
 // naming the field and the parser's complaint.
 func TestACronspecAsynqRefusesFailsTheCleanRun(t *testing.T) {
+	t.Parallel()
 	rep := Check(t.Context(), outboxJob(true, "every hour"))
 	if rep.OK() {
 		t.Fatalf("a bad cronspec passed:\n%s", rep)

@@ -104,6 +104,7 @@ func ledgerJob(onlyNew bool) Job {
 // the app's own client made, as a point and an effect, and the receipt
 // worked by the mux.
 func TestAReceiptEnqueuedOnlyForANewCreditIsLost(t *testing.T) {
+	t.Parallel()
 	rep := Check(t.Context(), ledgerJob(true), twice.EffectPolicy(effects.KindEmail, effects.AtLeastOnce))
 	if rep.Err != nil {
 		t.Fatal(rep.Err)
@@ -139,6 +140,7 @@ func TestAReceiptEnqueuedOnlyForANewCreditIsLost(t *testing.T) {
 // redelivery enqueues it again, asynq refuses the copy while the first is
 // stored, and every scenario sends the receipt.
 func TestAReceiptEnqueuedWheneverTheCreditExistsPasses(t *testing.T) {
+	t.Parallel()
 	rep := Check(t.Context(), ledgerJob(false), twice.EffectPolicy(effects.KindEmail, effects.AtLeastOnce))
 	if rep.Err != nil || !rep.OK() {
 		t.Fatalf("want a pass:\n%s", rep)
@@ -160,6 +162,7 @@ func TestAReceiptEnqueuedWheneverTheCreditExistsPasses(t *testing.T) {
 // client on its attempt's Redis a note that names its job: each note is a
 // point of the attempt that enqueued it, in every concurrent scenario.
 func TestConcurrentEnqueuesAreTheirAttempts(t *testing.T) {
+	t.Parallel()
 	rep := Check(t.Context(), Job{Schema: ledgerSchema, Task: asynq.NewTask(creditType, transfer9812.payload()),
 		Handler: func(a *twice.Attempt) asynq.Handler {
 			client := asynq.NewClient(RedisClientOpt(a))
@@ -208,6 +211,7 @@ func TestConcurrentEnqueuesAreTheirAttempts(t *testing.T) {
 // Without redis-server on the PATH, the attempts' Redis is the embedded
 // miniredis, and the lost receipt is flagged just the same.
 func TestTheEmbeddedRedisStandsInForRedisServer(t *testing.T) {
+	t.Parallel()
 	storeMu.Lock()
 	saved, savedLook := theStore, storeLookPath
 	theStore = nil
@@ -240,6 +244,7 @@ func TestTheEmbeddedRedisStandsInForRedisServer(t *testing.T) {
 // client enqueued there, as asynq stored it; the next scenario starts
 // from an empty Redis.
 func TestTheInspectorSeesWhatWasEnqueued(t *testing.T) {
+	t.Parallel()
 	var seen []string
 	rep := Check(t.Context(), Job{Schema: ledgerSchema, Task: asynq.NewTask(creditType, transfer9812.payload(), asynq.TaskID("credit:tx-9812")),
 		Handler: func(a *twice.Attempt) asynq.Handler {
@@ -274,6 +279,7 @@ func TestTheInspectorSeesWhatWasEnqueued(t *testing.T) {
 // An attempt twiceasynq is not running gets options whose every command
 // fails with what to do.
 func TestRedisClientOptOfAForeignAttemptSaysWhatToDo(t *testing.T) {
+	t.Parallel()
 	client := asynq.NewClient(RedisClientOpt(&twice.Attempt{}))
 	defer client.Close()
 	_, err := client.Enqueue(asynq.NewTask(receiptType, nil))
@@ -286,6 +292,7 @@ func TestRedisClientOptOfAForeignAttemptSaysWhatToDo(t *testing.T) {
 // HELLO 3, the app's SELECT on its one database, FLUSHALL on it alone;
 // what it does not serve is refused with why.
 func TestTheAttemptsRedisServesGoRedis(t *testing.T) {
+	t.Parallel()
 	var got []string
 	rep := Check(t.Context(), Job{Schema: ledgerSchema, Task: asynq.NewTask(creditType, transfer9812.payload()),
 		Handler: func(a *twice.Attempt) asynq.Handler {

@@ -29,6 +29,7 @@ func job(orderID int64, h func(a *twice.Attempt) asynq.Handler, opts ...asynq.Op
 // headlines say so in asynq's words. Two copies of the task at once (asynq
 // runs distinct tasks on its workers at once) add the points twice too.
 func TestUnguardedIncrementIsFlaggedInAsynqWords(t *testing.T) {
+	t.Parallel()
 	rep := Check(t.Context(), job(9812, func(a *twice.Attempt) asynq.Handler { return reward(a.Pool) }))
 	if rep.Err != nil {
 		t.Fatal(rep.Err)
@@ -47,6 +48,7 @@ func TestUnguardedIncrementIsFlaggedInAsynqWords(t *testing.T) {
 // the order: every scenario passes, the duplicate enqueue too (asynq gives
 // it the same task ID).
 func TestProcessedKeyOnTaskIDPasses(t *testing.T) {
+	t.Parallel()
 	AssertIdempotent(t, job(9812, func(a *twice.Attempt) asynq.Handler { return rewardOnce(a.Pool) }, asynq.TaskID("reward:9812")))
 }
 
@@ -54,6 +56,7 @@ func TestProcessedKeyOnTaskIDPasses(t *testing.T) {
 // another ID, so the key does not catch it, whether the copies run one
 // after the other or at once.
 func TestProcessedKeyWithoutTaskIDIsFlaggedByADuplicateEnqueue(t *testing.T) {
+	t.Parallel()
 	rep := Check(t.Context(), job(9812, func(a *twice.Attempt) asynq.Handler { return rewardOnce(a.Pool) }))
 	if got := fmt.Sprint(findings(rep)); got != "[duplicate-enqueue duplicate-overlap@1]" || rep.Err != nil {
 		t.Fatalf("flagged by %s, want [duplicate-enqueue duplicate-overlap@1]:\n%s", got, rep)
@@ -64,6 +67,7 @@ func TestProcessedKeyWithoutTaskIDIsFlaggedByADuplicateEnqueue(t *testing.T) {
 // the lock then, and accepts the duplicate. While the first copy runs the
 // lock holds, so two copies never run at once.
 func TestUniqueIsReleasedWhenTheTaskSucceeds(t *testing.T) {
+	t.Parallel()
 	rep := Check(t.Context(), job(9812, func(a *twice.Attempt) asynq.Handler { return rewardOnce(a.Pool) }, asynq.Unique(time.Hour)))
 	if got := fmt.Sprint(findings(rep)); got != "[duplicate-enqueue]" || rep.Err != nil {
 		t.Fatalf("flagged by %s, want [duplicate-enqueue]:\n%s", got, rep)
@@ -77,6 +81,7 @@ func TestUniqueIsReleasedWhenTheTaskSucceeds(t *testing.T) {
 // duplicate TaskID, so the unguarded increment is flagged only where the
 // ack is lost.
 func TestRetentionRefusesTheDuplicateTaskID(t *testing.T) {
+	t.Parallel()
 	rep := Check(t.Context(), job(9812, func(a *twice.Attempt) asynq.Handler { return reward(a.Pool) },
 		asynq.TaskID("reward:9812"), asynq.Retention(time.Hour)))
 	if got := fmt.Sprint(findings(rep)); got != "[sequential crash@end]" || rep.Err != nil {
@@ -99,6 +104,7 @@ func scenario(rep *twice.Report, token string) *twice.ScenarioRun {
 
 // SkipRetry on the clean run ends the task: it passes, delivered once.
 func TestSkipRetryEndsTheTask(t *testing.T) {
+	t.Parallel()
 	rep := Check(t.Context(), job(9813, func(a *twice.Attempt) asynq.Handler { return reward(a.Pool) }))
 	if !rep.OK() {
 		t.Fatalf("SkipRetry was not an end:\n%s", rep)
@@ -110,6 +116,7 @@ func TestSkipRetryEndsTheTask(t *testing.T) {
 
 // RevokeTask ends the task too.
 func TestRevokeTaskEndsTheTask(t *testing.T) {
+	t.Parallel()
 	if revokeTask == nil {
 		t.Skip("this asynq has no RevokeTask (it came with v0.25.0)")
 	}
@@ -123,6 +130,7 @@ func TestRevokeTaskEndsTheTask(t *testing.T) {
 // redelivery fails on the key; asynq retries it MaxRetry times and archives
 // it. rewardOnce (ON CONFLICT DO NOTHING) is its fixed twin.
 func TestMaxRetryThenArchived(t *testing.T) {
+	t.Parallel()
 	rep := Check(t.Context(), job(9812, func(a *twice.Attempt) asynq.Handler { return rewardKeyed(a.Pool) }, asynq.MaxRetry(2), asynq.TaskID("reward:9812")))
 	if got := fmt.Sprint(findings(rep)); got != "[crash@end duplicate-enqueue]" || rep.Err != nil {
 		t.Fatalf("flagged by %s, want [sequential crash@end]:\n%s", got, rep)
@@ -134,6 +142,7 @@ func TestMaxRetryThenArchived(t *testing.T) {
 
 // A job without a task or handler gets an error that says what to set.
 func TestMissingTaskOrHandlerSaysWhatToSet(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		job  Job
 		want string
@@ -151,6 +160,7 @@ func TestMissingTaskOrHandlerSaysWhatToSet(t *testing.T) {
 // The options given to asynq.NewTask are read (asynq hides them): this
 // fails if an asynq upgrade keeps them otherwise.
 func TestTaskOptionsAreRead(t *testing.T) {
+	t.Parallel()
 	s := composeOptions(asynq.NewTask("x", nil, asynq.MaxRetry(3), asynq.Queue("critical"), asynq.TaskID("a")), []asynq.Option{asynq.TaskID("b")})
 	if s.maxRetry != 3 || s.queue != "critical" || s.taskID != "b" || s.timeout != defaultTimeout {
 		t.Fatalf("composed %+v", s)

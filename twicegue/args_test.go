@@ -16,6 +16,7 @@ import (
 // notification enqueued by every copy is flagged by the duplicate enqueue;
 // the one enqueued with the reward alone passes.
 func TestEnqueuedArgsCompareAsJSON(t *testing.T) {
+	t.Parallel()
 	notify := func(everyCopy bool) Job {
 		return job(9812, func(a *twice.Attempt) gue.WorkMap {
 			return gue.WorkMap{rewardType: rewardAndNotify(a.Pool, everyCopy)}

@@ -107,6 +107,7 @@ func loseConnectionOnce(pool *pgxpool.Pool, wf gue.WorkFunc) gue.WorkFunc {
 var diffSchema = pgfixture.Migrations(Migrations(), schema, pgfixture.SQL(`CREATE TABLE connection_lost (id int PRIMARY KEY);`))
 
 func TestModelAgreesWithGue(t *testing.T) {
+	t.Parallel()
 	engines := make([]string, len(gueCases))
 	ran := 0
 	for i, c := range gueCases {

@@ -77,6 +77,7 @@ func noticeJob(once, registered bool) Job {
 var noticeOptions = []twice.Option{twice.WithoutConcurrency("the follow-ups are the subject here")}
 
 func TestFollowUpsAreWorkedWithTheWorkMap(t *testing.T) {
+	t.Parallel()
 	rep := Check(t.Context(), noticeJob(true, true), noticeOptions...)
 	if !rep.OK() {
 		t.Fatalf("the notice sent once per order was flagged:\n%s", rep)

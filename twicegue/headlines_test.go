@@ -12,6 +12,7 @@ import (
 // TestHeadlinesAgreeWithTheirTimelines: every headline of a flagged gue
 // work function says what its timeline shows.
 func TestHeadlinesAgreeWithTheirTimelines(t *testing.T) {
+	t.Parallel()
 	rep := Check(t.Context(), job(9812, func(a *twice.Attempt) gue.WorkMap {
 		return gue.WorkMap{rewardType: rewardOnPool(a.Pool)}
 	}))

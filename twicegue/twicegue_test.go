@@ -34,6 +34,7 @@ func inTx(wf gue.WorkFunc) func(*twice.Attempt) gue.WorkMap {
 // Work in j.Tx() commits with gue's deletion of the job: every scenario
 // passes but the duplicate enqueue (gue has no uniqueness).
 func TestWorkInTheJobsTransactionPassesAllButADuplicateEnqueue(t *testing.T) {
+	t.Parallel()
 	rep := Check(t.Context(), job(9812, inTx(rewardInTx)))
 	if got := fmt.Sprint(findings(rep)); got != "[duplicate-enqueue]" || rep.Err != nil {
 		t.Fatalf("flagged by %s, want [duplicate-enqueue]:\n%s", got, rep)
@@ -45,12 +46,14 @@ func TestWorkInTheJobsTransactionPassesAllButADuplicateEnqueue(t *testing.T) {
 
 // Keyed on the order in the same transaction, it passes everything.
 func TestKeyedOnTheOrderPasses(t *testing.T) {
+	t.Parallel()
 	AssertIdempotent(t, job(9812, inTx(rewardOncePerOrder)))
 }
 
 // The same work on the pool, outside j.Tx(): a crash before gue's commit
 // runs it again.
 func TestWorkOutsideTheJobsTransactionIsFlagged(t *testing.T) {
+	t.Parallel()
 	rep := Check(t.Context(), job(9812, func(a *twice.Attempt) gue.WorkMap {
 		return gue.WorkMap{rewardType: rewardOnPool(a.Pool)}
 	}), twice.WithoutDuplicateEnqueue("one gue job per order, enqueued with the order"))
@@ -69,6 +72,7 @@ func TestWorkOutsideTheJobsTransactionIsFlagged(t *testing.T) {
 
 // gue.ErrDiscardJob on the clean run deletes the job: it passes, worked once.
 func TestDiscardEndsTheJob(t *testing.T) {
+	t.Parallel()
 	rep := Check(t.Context(), job(9813, inTx(rewardOncePerOrder)))
 	if !rep.OK() || len(rep.Reference.Attempts) != 1 {
 		t.Fatalf("a discarded job was not an end:\n%s", rep)
@@ -77,6 +81,7 @@ func TestDiscardEndsTheJob(t *testing.T) {
 
 // A job without its parts gets an error that says what to set.
 func TestMissingPartsSayWhatToSet(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		job  Job
 		want string
@@ -95,6 +100,7 @@ func TestMissingPartsSayWhatToSet(t *testing.T) {
 // TestMigrationsAreGues compares the embedded copy of gue's schema with
 // the file of the gue module go.mod pins.
 func TestMigrationsAreGues(t *testing.T) {
+	t.Parallel()
 	out, err := exec.CommandContext(context.Background(), "go", "list", "-m", "-f", "{{.Dir}}", "github.com/vgarvardt/gue/v5").Output()
 	if err != nil {
 		t.Skipf("go list cannot find gue's module directory: %v", err)
@@ -116,6 +122,7 @@ func TestMigrationsAreGues(t *testing.T) {
 // so. (twice asks the clean run to succeed on its first delivery, so a job
 // that reschedules there is reported as failing its clean run.)
 func TestRescheduleIsLater(t *testing.T) {
+	t.Parallel()
 	rep := Check(t.Context(), job(9812, inTx(rescheduleOnce(rewardOncePerOrder))))
 	if rep.Reference == nil || len(rep.Reference.Attempts) == 0 || !strings.Contains(rep.Reference.Attempts[0].Note, "snoozed") {
 		t.Fatalf("the rescheduled delivery is not noted as snoozed:\n%s", rep)
@@ -150,6 +157,7 @@ func notifyAfter(keyed bool) func(a *twice.Attempt) gue.WorkMap {
 // and the retry adds them again. Keyed on the order in the same
 // transaction, it passes.
 func TestAnErrorCommitsTheWorkInJTx(t *testing.T) {
+	t.Parallel()
 	crm := twice.EffectPolicy("webhook", effects.AtLeastOnce)
 	rep := Check(t.Context(), job(9812, notifyAfter(false)), crm, twice.WithoutDuplicateEnqueue("not this test"))
 	got := fmt.Sprint(findings(rep))

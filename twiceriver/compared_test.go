@@ -70,6 +70,7 @@ func ledgerJob(outside bool) twiceriver.Job[RewardArgs] {
 // river_job is still compared (the email enqueued twice is found), and
 // goose's bookkeeping table is not compared at all.
 func TestSchemasStillComparesRiverJobAndNeverTheMigrationTable(t *testing.T) {
+	t.Parallel()
 	rep := check(t, ledgerJob(true), twice.Schemas("app"))
 	equal(t, "tables compared", rep.Reference.Snapshot.Tables(), []string{"app.ledger", "river_job"})
 	if len(rep.Findings) == 0 {

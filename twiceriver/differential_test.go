@@ -225,6 +225,7 @@ func followUp(ctx context.Context, pool *pgxpool.Pool, job *river.Job[DiffArgs],
 // through the check's model, and fails on the first delivery where what
 // they left differs. It then checks the table in docs/river.md.
 func TestModelAgreesWithRiver(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	does := map[string]string{}
 	t.Run("behaviours", func(t *testing.T) {

@@ -71,6 +71,7 @@ func bonusJob(bonuses string) twiceriver.Job[BonusArgs] {
 // order the second copy's insert fails, River retries it, and it sees the
 // bonus: every scenario passes.
 func TestCheckThenActByArgsIsFlaggedByAConcurrentDuplicate(t *testing.T) {
+	t.Parallel()
 	rep := checkBonus(t, bonusJob(`CREATE TABLE bonuses (order_id bigint NOT NULL)`))
 	got := findings(rep)
 	if len(got) == 0 || !strings.HasPrefix(got[0], "duplicate-overlap@") {

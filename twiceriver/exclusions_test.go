@@ -119,6 +119,7 @@ func stampJob(w StampWorker) twiceriver.Job[StampArgs] {
 // scenario inserted is River's row of the job under check, not "the job was
 // inserted twice", with the follow-ups' rule beside it.
 func TestWorkersLeaveTheDuplicatesRowOut(t *testing.T) {
+	t.Parallel()
 	rep := check2(t, stampJob(StampWorker{Guarded: true}), followUpOptions...)
 	if !rep.OK() {
 		t.Fatal(rep.String())
@@ -132,6 +133,7 @@ func TestWorkersLeaveTheDuplicatesRowOut(t *testing.T) {
 // application accepts) adds to the adapter's rules: the job's own rows and
 // the duplicate's copy stay out, and so do the pings.
 func TestUsersExcludeRowsOnRiverJobAddsToTheAdapters(t *testing.T) {
+	t.Parallel()
 	job := stampJob(StampWorker{Guarded: true, Ping: true})
 	opts := append(followUpOptions[:len(followUpOptions):len(followUpOptions)], twice.Only("duplicate-enqueue"))
 	rep := check2(t, job, append(opts, twice.ExcludeRows("river_job", "kind = 'stamp_ping'"))...)
@@ -147,6 +149,7 @@ func TestUsersExcludeRowsOnRiverJobAddsToTheAdapters(t *testing.T) {
 // The unguarded twin is still flagged on the duplicate: its second run adds
 // the stamps again, whatever rows are left out.
 func TestWorkersUnguardedDuplicateIsFlagged(t *testing.T) {
+	t.Parallel()
 	job := stampJob(StampWorker{})
 	opts := append(followUpOptions[:len(followUpOptions):len(followUpOptions)], twice.Only("duplicate-enqueue"))
 	for name, extra := range map[string][]twice.Option{

@@ -149,6 +149,7 @@ var followUpOptions = []twice.Option{twice.WithoutConcurrency("the follow-ups ar
 // The retry the worker schedules for a lost reply pays under the same
 // key: once River has worked it the world is the clean run's.
 func TestFollowUpRetryingALostReplyPasses(t *testing.T) {
+	t.Parallel()
 	keyed := true
 	rep := check2(t, payoutJob(&keyed), followUpOptions...)
 	if !rep.OK() {
@@ -173,6 +174,7 @@ func TestFollowUpRetryingALostReplyPasses(t *testing.T) {
 // Compared before the follow-up runs (today's check, or without Workers),
 // the same worker is flagged on reply-lost: the order is still retrying.
 func TestFollowUpComparedBeforeItRunsIsFlagged(t *testing.T) {
+	t.Parallel()
 	keyed := true
 	for name, job := range map[string]twiceriver.Job[PayoutArgs]{"before": payoutJob(&keyed), "no workers": payoutJob(nil)} {
 		opts := append(followUpOptions[:len(followUpOptions):len(followUpOptions)], twice.Only("reply-lost@1"))
@@ -200,6 +202,7 @@ func TestFollowUpComparedBeforeItRunsIsFlagged(t *testing.T) {
 // A retry without the key pays the order a second time: flagged, and the
 // headline and the timeline name the follow-up.
 func TestFollowUpPayingTwiceIsFlagged(t *testing.T) {
+	t.Parallel()
 	keyed := false
 	rep := check2(t, payoutJob(&keyed), followUpOptions...)
 	equal(t, "findings", findings(rep), []string{"reply-lost@1"})

@@ -10,6 +10,7 @@ import (
 // worker says what its timeline shows (River's rescuer runs it again only
 // where the timeline has a second delivery).
 func TestHeadlinesAgreeWithTheirTimelines(t *testing.T) {
+	t.Parallel()
 	rep := check(t, rewardJob(RewardWorker{}))
 	if rep.OK() {
 		t.Fatal("completion after the work passed")

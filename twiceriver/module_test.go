@@ -38,6 +38,7 @@ func requirement(t *testing.T, modfile, module string) string {
 // go.mod requires; go.newest.mod has the newest tested) adds twiceriver:
 // go mod tidy keeps the app's River where it was, and the app builds.
 func TestAnAppOnTheOldestRiverKeepsItsRiver(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs go mod tidy and go build in a scratch module")
 	}

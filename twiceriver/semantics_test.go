@@ -87,6 +87,7 @@ func snoozeJob(byAttempt bool) twiceriver.Job[RewardArgs] {
 // 0) and does its guarded work on the next passes with no option: the
 // snooze is a delivery, not a failure, on the reference run too.
 func TestSnoozeOnFirstDeliveryThenGuardedWorkPasses(t *testing.T) {
+	t.Parallel()
 	rep := check(t, snoozeJob(false))
 	if !rep.OK() {
 		t.Fatalf("the worker that snoozes once should pass:\n%s", rep)
@@ -99,6 +100,7 @@ func TestSnoozeOnFirstDeliveryThenGuardedWorkPasses(t *testing.T) {
 // The same worker telling its first delivery by job.Attempt == 1 snoozes
 // forever: River gives the attempt back on every snooze.
 func TestSnoozeByAttemptNeverRunsItsWork(t *testing.T) {
+	t.Parallel()
 	rep := check(t, snoozeJob(true))
 	equal(t, "findings", findings(rep), []string{"once"})
 	text := rep.Findings[0].Problems[0].Text
@@ -147,6 +149,7 @@ func tenantJob(cfg *river.Config) twiceriver.Job[RewardArgs] {
 // is given the application's river.Config, and fails its clean run
 // without it.
 func TestMiddlewareFromTheAppsConfigRunsAroundWork(t *testing.T) {
+	t.Parallel()
 	rep := check(t, tenantJob(&river.Config{Middleware: []rivertype.Middleware{&TenantMiddleware{}}}))
 	if !rep.OK() {
 		t.Fatalf("with the app's config the worker should pass:\n%s", rep)
@@ -194,6 +197,7 @@ func panickyJob(fixed bool) twiceriver.Job[RewardArgs] {
 // (here: retried until MaxAttempts, never succeeding), with the panic and
 // its line on the timeline. The fixed twin passes.
 func TestPanicIsAFailedAttemptRiverRetries(t *testing.T) {
+	t.Parallel()
 	rep := check(t, panickyJob(false))
 	// crash@end: the reward committed, the crash before River's completion
 	// left the job running, and every retry panics until River discards
@@ -249,6 +253,7 @@ func (w *InvoiceWorker) Work(ctx context.Context, job *river.Job[InvoiceArgs]) e
 // not run it again, the email lost), as the timeline does, and River's
 // completion is labelled river.JobCompleteTx, not by its SQL.
 func TestEmailAfterJobCompleteTxHeadlineSaysTheJobCompletedAndTheEmailWasLost(t *testing.T) {
+	t.Parallel()
 	rep := twiceriver.Check(t.Context(), twiceriver.Job[InvoiceArgs]{Schema: guardedSchema, Seed: guardedSeed, Args: InvoiceArgs{InvoiceID: 381},
 		Worker: func(a *twice.Attempt) river.Worker[InvoiceArgs] {
 			return &InvoiceWorker{Pool: a.Pool, Mailer: a.Mailer}
@@ -313,6 +318,7 @@ func (w *MetadataWorker) Work(ctx context.Context, job *river.Job[RewardArgs]) e
 // The check's bookkeeping is invisible to the worker: job.Metadata holds
 // only what the producer wrote.
 func TestJobMetadataHoldsOnlyWhatTheProducerWrote(t *testing.T) {
+	t.Parallel()
 	rep := check(t, twiceriver.Job[RewardArgs]{Schema: guardedSchema, Seed: guardedSeed, Args: RewardArgs{OrderID: 9812},
 		InsertOpts: &river.InsertOpts{Metadata: []byte(`{"source": "checkout"}`), UniqueOpts: river.UniqueOpts{ByArgs: true}},
 		Worker:     func(a *twice.Attempt) river.Worker[RewardArgs] { return &MetadataWorker{Pool: a.Pool} }})
@@ -324,6 +330,7 @@ func TestJobMetadataHoldsOnlyWhatTheProducerWrote(t *testing.T) {
 // River's statements on a timeline are named by what they are: the
 // follow-up's insert by its kind, the completion as river.JobCompleteTx.
 func TestRiversStatementsAreNamedOnTheTimeline(t *testing.T) {
+	t.Parallel()
 	rep := check(t, rewardJob(RewardWorker{FollowUpOutside: true, CompleteInTx: true}), twice.Only("crash@5"))
 	equal(t, "findings", findings(rep), []string{"crash@5"})
 	tl := rep.Findings[0].Timeline
@@ -340,6 +347,7 @@ func TestRiversStatementsAreNamedOnTheTimeline(t *testing.T) {
 // River's snooze bookkeeping is not the worker's: the snoozing worker's
 // reference run shows only its own statements.
 func TestSnoozesAreNotPointsOfTheWorker(t *testing.T) {
+	t.Parallel()
 	rep := check(t, snoozeJob(true))
 	equal(t, "findings", findings(rep), []string{"once"})
 	if pts := rep.Reference.Attempts[0].Points; len(pts) != 0 {

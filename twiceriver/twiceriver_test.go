@@ -82,6 +82,7 @@ const noOverlaps = "\noverlapping deliveries of one job not checked (two copies 
 // (EveryCrashPoint: by default those that leave the same world as an
 // earlier one are covered by it).
 func TestTransactionalCompletionPassesEverySequentialAndCrashScenario(t *testing.T) {
+	t.Parallel()
 	rep := check(t, rewardJob(RewardWorker{CompleteInTx: true}), twice.EveryCrashPoint())
 	equal(t, "report", rep.String(), "twice: reward_order: idempotent in 14 scenarios (sequential, crash@1, crash@2, crash@3, crash@4, crash@5, crash@6, crash@end, duplicate-enqueue, duplicate-overlap@1, duplicate-overlap@2, duplicate-overlap@3, duplicate-overlap@4, duplicate-overlap@5)"+noOverlaps)
 	equal(t, "deliveries", deliveries(rep), []string{
@@ -98,6 +99,7 @@ func TestTransactionalCompletionPassesEverySequentialAndCrashScenario(t *testing
 // Without JobCompleteTx River completes the job after Work returns: a crash
 // between the worker's commit and that completion runs the increment again.
 func TestCompletionAfterWorkIsFlaggedByTheCrashBeforeRiverCompletes(t *testing.T) {
+	t.Parallel()
 	rep := check(t, rewardJob(RewardWorker{}))
 	equal(t, "findings", findings(rep), []string{"sequential", "crash@end"})
 	equal(t, "headline", rep.Findings[1].Headline, "not idempotent: crash after the last point (5 of 5): the worker's work had committed, then it died before River completed the job (it stayed running), and River's rescuer ran it again after its timeout and RescueStuckJobsAfter; complete the job in the work's transaction with river.JobCompleteTx")
@@ -113,6 +115,7 @@ river_job:
 // The follow-up job inserted with client.Insert before the work's
 // transaction is inserted again when a crash aborts that transaction.
 func TestFollowUpOutsideTheTransactionIsDuplicated(t *testing.T) {
+	t.Parallel()
 	rep := check(t, rewardJob(RewardWorker{CompleteInTx: true, FollowUpOutside: true}))
 	equal(t, "findings", findings(rep), []string{"crash@5", "crash@6", "crash@7", "crash@8"})
 	for _, f := range rep.Findings {
@@ -126,6 +129,7 @@ func TestFollowUpOutsideTheTransactionIsDuplicated(t *testing.T) {
 // JobCancel ends the job: the clean run passes and River does not run it
 // again (but when the cancellation itself is lost, as any completion).
 func TestJobCancelOnTheCleanRunPassesAndIsNotRedelivered(t *testing.T) {
+	t.Parallel()
 	rep := check(t, twiceriver.Job[RewardArgs]{
 		Schema: schema, Seed: seed, Args: RewardArgs{OrderID: 9813},
 		Worker: func(a *twice.Attempt) river.Worker[RewardArgs] { return &CancelWorker{Pool: a.Pool} },
@@ -146,6 +150,7 @@ func TestJobCancelOnTheCleanRunPassesAndIsNotRedelivered(t *testing.T) {
 // worker with a timeout passes
 // (TestTransactionalCompletionPassesEverySequentialAndCrashScenario).
 func TestWorkerWithoutTimeoutLosesItsWorkAfterACrash(t *testing.T) {
+	t.Parallel()
 	job := rewardJob(RewardWorker{CompleteInTx: true})
 	job.Worker = func(a *twice.Attempt) river.Worker[RewardArgs] {
 		return &UnboundedRewardWorker{RewardWorker{Pool: a.Pool, CompleteInTx: true}}

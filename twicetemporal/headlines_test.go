@@ -16,6 +16,7 @@ import (
 // the headlines name Temporal's retry and the timelines show it; with
 // MaximumAttempts 1 no headline says Temporal retried anything.
 func TestHeadlinesAgreeWithTheirTimelines(t *testing.T) {
+	t.Parallel()
 	unkeyed := func(opts workflow.ActivityOptions) twicetemporal.Activity {
 		return twicetemporal.Activity{Schema: schema, Seed: seed, Args: []any{1}, Options: opts,
 			Activity: func(a *twice.Attempt) any { return (&Counter{Pool: a.Pool}).Add }}

@@ -12,6 +12,7 @@ import (
 // An activity Temporal would refuse is refused before any scenario runs,
 // with a message that says what to do.
 func TestBadActivitiesAreRefused(t *testing.T) {
+	t.Parallel()
 	add := func(a *twice.Attempt) any { return (&Counter{Pool: a.Pool}).Add }
 	for _, c := range []struct {
 		name string

@@ -12,6 +12,7 @@ import (
 // raises a user's grpc for them), and package twice imports none of it.
 // protobuf is not on the list: asynq (package twiceasynq) requires it too.
 func TestTheSDKStaysInThisModule(t *testing.T) {
+	t.Parallel()
 	gomod, err := os.ReadFile("../go.mod")
 	if err != nil {
 		t.Fatal(err)

@@ -55,6 +55,7 @@ var everySixHours = &client.ScheduleSpec{Intervals: []client.ScheduleIntervalSpe
 // without it, a crash is Temporal giving up; the publisher without a key
 // pays twice once its next run comes.
 func TestScheduledActivityIsRetriedByItsNextRun(t *testing.T) {
+	t.Parallel()
 	var (
 		mu  sync.Mutex
 		ids = map[string]bool{}
@@ -88,6 +89,7 @@ func TestScheduledActivityIsRetriedByItsNextRun(t *testing.T) {
 // A spec the check cannot evaluate is refused before anything runs, with
 // what to do instead.
 func TestAScheduleSpecWithCalendarsIsRefused(t *testing.T) {
+	t.Parallel()
 	rep := twicetemporal.Check(t.Context(), outboxActivity(true, &client.ScheduleSpec{CronExpressions: []string{"0 3 * * *"}}, nil))
 	want := "twicetemporal: Activity.Schedule: only Intervals are read (Calendars, CronExpressions and Skip are evaluated by Temporal's server); give the next run's time yourself with twice.PeriodicSchedule(next)"
 	if rep.Err == nil || rep.Err.Error() != want {

@@ -35,6 +35,7 @@ func headlines(rep *twice.Report) string {
 var input = []any{BatchInput{Batch: 7, Items: []int{1, 2, 3}}}
 
 func TestUnkeyedIncrementIsFlaggedInTemporalsWords(t *testing.T) {
+	t.Parallel()
 	rep := check(t, twicetemporal.Activity{Schema: schema, Seed: seed, Args: []any{1},
 		Activity: func(a *twice.Attempt) any { return (&Counter{Pool: a.Pool}).Add }})
 	if rep.OK() {
@@ -58,6 +59,7 @@ func batchActivity(b Batch) twicetemporal.Activity {
 // and the heartbeat sends the retry back to the checkpoint before, and the
 // item is added again.
 func TestHeartbeatAfterUnkeyedCommitIsFlagged(t *testing.T) {
+	t.Parallel()
 	rep := check(t, batchActivity(Batch{}))
 	h := headlines(rep)
 	t.Log(h)
@@ -68,6 +70,7 @@ func TestHeartbeatAfterUnkeyedCommitIsFlagged(t *testing.T) {
 
 // The same batch with keyed items passes, from every checkpoint.
 func TestKeyedItemsPass(t *testing.T) {
+	t.Parallel()
 	rep := check(t, batchActivity(Batch{Keyed: true}))
 	if !rep.OK() {
 		t.Fatal(rep)
@@ -77,6 +80,7 @@ func TestKeyedItemsPass(t *testing.T) {
 // A heartbeat recorded before the item's commit: a crash after it, before
 // the commit, lets the retry skip the item.
 func TestHeartbeatBeforeCommitIsFlagged(t *testing.T) {
+	t.Parallel()
 	rep := check(t, batchActivity(Batch{Keyed: true, HeartbeatFirst: true}))
 	h := headlines(rep)
 	t.Log(h)
@@ -91,6 +95,7 @@ func TestHeartbeatBeforeCommitIsFlagged(t *testing.T) {
 // lost too (throttled); the guard that covers every item passes from every
 // checkpoint.
 func TestOlderCheckpointsArePlayed(t *testing.T) {
+	t.Parallel()
 	guardLast := batchActivity(Batch{GuardLast: true})
 	job, opts := guardLast.Twice()
 	if rep := twice.Check(t.Context(), job, opts...); !rep.OK() {
@@ -112,6 +117,7 @@ func TestOlderCheckpointsArePlayed(t *testing.T) {
 // NonRetryableErrorTypes. A retryable one is retried until Temporal gives
 // up: the clean run fails.
 func TestNonRetryableErrorOnTheCleanRunPasses(t *testing.T) {
+	t.Parallel()
 	refuse := func(r Refuser, policy *temporal.RetryPolicy) twicetemporal.Activity {
 		return twicetemporal.Activity{Schema: schema, Seed: seed, Args: []any{1},
 			Activity: func(a *twice.Attempt) any { r.Pool = a.Pool; return r.Refuse },
@@ -135,6 +141,7 @@ func TestNonRetryableErrorOnTheCleanRunPasses(t *testing.T) {
 // activity.GetInfo tells each attempt its number, its workflow and activity
 // IDs and its timeouts, as Temporal's server would.
 func TestInfoIsTheAttempts(t *testing.T) {
+	t.Parallel()
 	var log InfoLog
 	rep := check(t, twicetemporal.Activity{Schema: schema, Seed: seed, Args: []any{1}, WorkflowID: "order-9812",
 		Activity: func(a *twice.Attempt) any { return (&Observed{Pool: a.Pool, Log: &log}).Add },
@@ -157,6 +164,7 @@ func TestInfoIsTheAttempts(t *testing.T) {
 // may retry an attempt whose context is still alive: the unkeyed increment
 // is flagged by two attempts at once too.
 func TestHeartbeatTimeoutOverlaps(t *testing.T) {
+	t.Parallel()
 	rep := check(t, twicetemporal.Activity{Schema: schema, Seed: seed, Args: []any{1},
 		Activity: func(a *twice.Attempt) any { return (&Counter{Pool: a.Pool}).Add },
 		Options:  workflow.ActivityOptions{StartToCloseTimeout: time.Minute, HeartbeatTimeout: 10 * time.Second}})
@@ -171,6 +179,7 @@ func TestHeartbeatTimeoutOverlaps(t *testing.T) {
 // The same activity gives the same report, to the byte, from every
 // checkpoint.
 func TestReportsAreDeterministic(t *testing.T) {
+	t.Parallel()
 	act := batchActivity(Batch{GuardLast: true})
 	first := check(t, act).String()
 	if first == "" || !strings.Contains(first, "heartbeat before the last") {
@@ -186,6 +195,7 @@ func TestReportsAreDeterministic(t *testing.T) {
 // Temporal retries an error up to the retry policy's MaximumAttempts, then
 // gives up: a retry that always fails is reported after that many attempts.
 func TestMaximumAttempts(t *testing.T) {
+	t.Parallel()
 	rep := check(t, twicetemporal.Activity{Schema: schema, Seed: seed, Args: []any{1},
 		Activity: func(a *twice.Attempt) any { return (&Refuser{Pool: a.Pool, Type: "Closed", OnRetry: true}).Refuse },
 		Options:  workflow.ActivityOptions{RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 3}}},
@@ -199,6 +209,7 @@ func TestMaximumAttempts(t *testing.T) {
 // through Temporal's default data converter: what JSON does not carry (an
 // unexported field) is lost, as in production.
 func TestHeartbeatDetailsGoThroughTheDataConverter(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	var seen []Progress
 	rep := check(t, twicetemporal.Activity{Schema: schema, Seed: seed, Args: []any{1},

@@ -84,6 +84,7 @@ func (o outcome) String() string {
 const diffUUID = "7c1d7a55-0000-4000-8000-000000009812"
 
 func TestModelAgreesWithWatermillSQL(t *testing.T) {
+	t.Parallel()
 	engines := make([]outcome, len(diffCases))
 	ran := 0
 	for i, c := range diffCases {

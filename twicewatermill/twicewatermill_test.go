@@ -31,6 +31,7 @@ func job(orderID int64, h func(a *twice.Attempt) message.NoPublishHandlerFunc) J
 // transaction after the handler returned, never commits, and by a
 // duplicate message; the headlines say so in watermill-sql's words.
 func TestUnguardedIncrementIsFlaggedInWatermillWords(t *testing.T) {
+	t.Parallel()
 	rep := Check(t.Context(), job(9812, func(a *twice.Attempt) message.NoPublishHandlerFunc { return reward(a.Pool) }))
 	if rep.Err != nil {
 		t.Fatal(rep.Err)
@@ -50,6 +51,7 @@ func TestUnguardedIncrementIsFlaggedInWatermillWords(t *testing.T) {
 // points (the redelivery finds the mark). Its twin, doing both in one
 // transaction, passes, the duplicate message too (the key is the order's).
 func TestMarkProcessedThenWorkIsFlagged(t *testing.T) {
+	t.Parallel()
 	rep := Check(t.Context(), job(9812, func(a *twice.Attempt) message.NoPublishHandlerFunc { return markThenReward(a.Pool) }))
 	if rep.Err != nil {
 		t.Fatal(rep.Err)
@@ -63,6 +65,7 @@ func TestMarkProcessedThenWorkIsFlagged(t *testing.T) {
 }
 
 func TestMarkProcessedAndWorkInOneTransactionPasses(t *testing.T) {
+	t.Parallel()
 	AssertIdempotent(t, job(9812, func(a *twice.Attempt) message.NoPublishHandlerFunc { return markAndReward(a.Pool) }))
 }
 
@@ -71,6 +74,7 @@ func TestMarkProcessedAndWorkInOneTransactionPasses(t *testing.T) {
 // message at once, so no overlap plays. The same handler under the generic
 // queue, which does run them at once, is flagged by an overlap.
 func TestCheckThenActIsFlaggedOnlyByADuplicateMessage(t *testing.T) {
+	t.Parallel()
 	rep := Check(t.Context(), job(9812, func(a *twice.Attempt) message.NoPublishHandlerFunc { return checkThenAct(a.Pool) }))
 	if rep.Err != nil {
 		t.Fatal(rep.Err)
@@ -107,6 +111,7 @@ func TestCheckThenActIsFlaggedOnlyByADuplicateMessage(t *testing.T) {
 // lost, the handler returns the error, the router nacks, and the second
 // delivery finds the order processed and is acked.
 func TestNackedMessageIsDeliveredAgain(t *testing.T) {
+	t.Parallel()
 	rep := Check(t.Context(), job(9812, func(a *twice.Attempt) message.NoPublishHandlerFunc { return rewardThenPublish(a.Pool, NewPublisher(a)) }))
 	if rep.Err != nil {
 		t.Fatal(rep.Err)
@@ -131,6 +136,7 @@ func TestNackedMessageIsDeliveredAgain(t *testing.T) {
 // failures retried by the router's middleware, is acked on the first
 // delivery.
 func TestRetryMiddlewareRetriesInsideOneDelivery(t *testing.T) {
+	t.Parallel()
 	j := job(9812, func(a *twice.Attempt) message.NoPublishHandlerFunc { return failing(a.Pool, 2) })
 	j.Middleware = func(a *twice.Attempt) []message.HandlerMiddleware {
 		return []message.HandlerMiddleware{middleware.Recoverer, middleware.Retry{MaxRetries: 3}.Middleware}
@@ -149,6 +155,7 @@ func TestRetryMiddlewareRetriesInsideOneDelivery(t *testing.T) {
 // message is an effect: a crash after it, before the ack, publishes it
 // twice.
 func TestPoisonQueueAcksAndItsPublishIsAnEffect(t *testing.T) {
+	t.Parallel()
 	j := job(9812, func(a *twice.Attempt) message.NoPublishHandlerFunc { return failing(a.Pool, 1000) })
 	j.Middleware = func(a *twice.Attempt) []message.HandlerMiddleware {
 		pq, err := middleware.PoisonQueue(NewPublisher(a), poisonTopic)
@@ -172,6 +179,7 @@ func TestPoisonQueueAcksAndItsPublishIsAnEffect(t *testing.T) {
 // Without a poison queue, a message that always fails is never acked: the
 // clean run fails, and the report says the router nacked it.
 func TestAlwaysFailingMessageIsNeverAcked(t *testing.T) {
+	t.Parallel()
 	rep := Check(t.Context(), job(9812, func(a *twice.Attempt) message.NoPublishHandlerFunc { return failing(a.Pool, 1000) }))
 	if len(rep.Findings) == 0 || !strings.Contains(rep.String(), "the router nacked message 7c1d7a55") {
 		t.Fatalf("an always-nacked message passed, or the report does not say it was nacked:\n%s", rep)
@@ -182,6 +190,7 @@ func TestAlwaysFailingMessageIsNeverAcked(t *testing.T) {
 // transaction is an outbox row; the receipts handler works it after every
 // scenario, so every scenario sends one email: it passes.
 func TestOutboxReceiptIsWorkedAsAFollowUp(t *testing.T) {
+	t.Parallel()
 	j := job(9812, func(a *twice.Attempt) message.NoPublishHandlerFunc { return rewardWithReceipt(a.Pool) })
 	j.Handlers = handlers
 	rep := Check(t.Context(), j)
@@ -199,6 +208,7 @@ func TestOutboxReceiptIsWorkedAsAFollowUp(t *testing.T) {
 // it again. examples/watermillorders has the twin that publishes only when
 // the points were new, which a crash before the publish loses.
 func TestReceiptWithoutOutboxIsFlagged(t *testing.T) {
+	t.Parallel()
 	j := job(9812, func(a *twice.Attempt) message.NoPublishHandlerFunc { return rewardThenPublish(a.Pool, NewPublisher(a)) })
 	rep := Check(t.Context(), j)
 	if rep.Err != nil {
@@ -214,6 +224,7 @@ func TestReceiptWithoutOutboxIsFlagged(t *testing.T) {
 // ack: with NewPublisher they are effects, published again after a crash
 // before the ack.
 func TestReturnedMessagesArePublishedBeforeTheAck(t *testing.T) {
+	t.Parallel()
 	j := job(9812, nil)
 	j.NoPublishHandler = nil
 	j.PublishTopic = receiptsTopic
@@ -236,6 +247,7 @@ func TestReturnedMessagesArePublishedBeforeTheAck(t *testing.T) {
 
 // A job without a topic, a message or a handler fails with what to set.
 func TestIncompleteJobSaysWhatToSet(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		job  Job
 		want string
@@ -254,6 +266,7 @@ func TestIncompleteJobSaysWhatToSet(t *testing.T) {
 // The same job checked twice gives the same report, word for word: the
 // UUIDs watermill.NewUUID gives the outbox's receipts are left out.
 func TestReportsAreDeterministic(t *testing.T) {
+	t.Parallel()
 	for _, j := range []Job{
 		job(9812, func(a *twice.Attempt) message.NoPublishHandlerFunc { return reward(a.Pool) }),
 		func() Job {

@@ -66,6 +66,7 @@ func TestGORM(t *testing.T) { checkLedger(t, "gorm", gormLedger) }
 // runs one attempt at a time), so the job is checked as any other: its
 // unguarded increment is flagged by sequential, and nothing is refused.
 func TestGORMWithoutItsContextIsChecked(t *testing.T) {
+	t.Parallel()
 	rep := twice.Check(t.Context(), twice.Job{Name: "gorm without WithContext", Schema: schema, Seed: seed,
 		Run: func(ctx context.Context, a *twice.Attempt) error {
 			db, err := openGORM(a)

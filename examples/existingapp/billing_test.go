@@ -59,6 +59,7 @@ func (p *partnerAPI) Reset() {
 }
 
 func TestSettleInvoice(t *testing.T) {
+	t.Parallel()
 	twice.AssertIdempotent(t, settleJob("settle invoice", (*Service).SettleInvoice),
 		twice.HTTPHost("partner.example", &partnerAPI{seen: map[string]bool{}}))
 }
@@ -67,6 +68,7 @@ func TestSettleInvoice(t *testing.T) {
 // is flagged: after a crash between the commit and the call, the
 // redelivery finds the payment recorded and never tells the partner.
 func TestSettleInvoiceOnceNeverTellsThePartner(t *testing.T) {
+	t.Parallel()
 	rep := twice.Check(context.Background(), settleJob("settle invoice once", (*Service).SettleInvoiceOnce),
 		twice.HTTPHost("partner.example", &partnerAPI{seen: map[string]bool{}}))
 	if rep.OK() {

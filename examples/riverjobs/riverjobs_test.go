@@ -13,6 +13,7 @@ import (
 
 // Every form says what the story expects of it (the tour's verdict).
 func TestForms(t *testing.T) {
+	t.Parallel()
 	for _, f := range riverjobs.Forms() {
 		t.Run(f.Name, func(t *testing.T) {
 			rep := storytest.Check(t, f.Job, f.Options...)
@@ -33,6 +34,7 @@ func form(t *testing.T, name string) story.Form {
 }
 
 func TestRewardCompletedAfterWorkGivesThePointsAgain(t *testing.T) {
+	t.Parallel()
 	f := form(t, "reward-completed-after-work")
 	rep := storytest.Check(t, f.Job, f.Options...)
 	require.Equal(t, []string{"sequential", "crash@end"}, story.Sequential(rep), rep.String())
@@ -47,6 +49,7 @@ river_job:
 }
 
 func TestRewardFollowUpOutsideTheTransactionIsInsertedTwice(t *testing.T) {
+	t.Parallel()
 	f := form(t, "reward-follow-up-outside-tx")
 	rep := storytest.Check(t, f.Job, f.Options...)
 	require.Equal(t, []string{"crash@6", "crash@7", "crash@8", "crash@9"}, story.Sequential(rep), rep.String())
@@ -58,6 +61,7 @@ func TestRewardFollowUpOutsideTheTransactionIsInsertedTwice(t *testing.T) {
 }
 
 func TestInvoiceUnguardedSendsAgain(t *testing.T) {
+	t.Parallel()
 	f := form(t, "invoice-unguarded")
 	rep := storytest.Check(t, f.Job, f.Options...)
 	require.Equal(t, []string{"sequential", "crash@end", "duplicate-enqueue", "crash-after@5", "reply-lost@5"}, story.Sequential(rep), rep.String())
@@ -67,6 +71,7 @@ func TestInvoiceUnguardedSendsAgain(t *testing.T) {
 }
 
 func TestPassingForms(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"reward-complete-tx", "invoice-guarded-complete-tx", "invoice-missing-cancelled"} {
 		f := form(t, name)
 		rep := storytest.Check(t, f.Job, f.Options...)
