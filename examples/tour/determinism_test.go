@@ -21,7 +21,7 @@ import (
 // files across processes.
 var (
 	determinismRuns     = flag.Int("determinism.runs", 0, "how many times TestEveryCheckIsDeterministic runs each story's check one scenario at a time in this process (default 1; with TWICE_LONG_TESTS=1, 20, or 2 under -race)")
-	determinismParallel = flag.Bool("determinism.parallel", true, "TestEveryCheckIsDeterministic also runs the first form of each story (with TWICE_LONG_TESTS=1, every form) with twice.Parallel(3), held to the serial run's text")
+	determinismParallel = flag.Bool("determinism.parallel", true, "TestEveryCheckIsDeterministic also runs each form it plays with twice.Parallel(3), held to the serial run's text")
 	determinismOut      = flag.String("determinism.out", "", "write every story's verdict and report text (from the first run) to this `file`, for comparison across processes")
 	determinismPlan     = flag.String("determinism.budget", twice.QuickBudget.Name, "the named `budget` every story's check plays under in TestEveryCheckIsDeterministic (quick, default, thorough)")
 )
@@ -38,10 +38,11 @@ const determinismSeed = 1
 // byte, every time; the JSON must follow docs/report-schema.json. One more
 // run plays 3 scenarios at once (twice.Parallel(3)), each on its own
 // database: its text and JSON must be the serial run's, byte for byte. The
-// fast suite plays that run for the first form of each story (every form
-// with TWICE_LONG_TESTS=1): so it compares two runs of a check of every
-// story in one process; -determinism.parallel=false leaves the parallel
-// runs out (.ci/determinism's processes, which compare serial runs across
+// fast suite plays the first form of each story, once serially and once
+// with that parallel run: so it compares two runs of a check of every
+// story in one process; every form plays with TWICE_LONG_TESTS=1 or a
+// -determinism.runs. -determinism.parallel=false leaves the parallel runs
+// out (.ci/determinism's processes, which compare serial runs across
 // processes).
 func TestEveryCheckIsDeterministic(t *testing.T) {
 	runs := *determinismRuns
@@ -68,9 +69,15 @@ func TestEveryCheckIsDeterministic(t *testing.T) {
 		t.Fatalf("-determinism.budget: %v", err)
 	}
 	forms := stories()
+	// The fast suite plays each story's first form: every form's verdict is
+	// its own package's tests', and one run of a check shows no determinism.
+	everyForm := longtest.Enabled() || *determinismRuns != 0
 	texts := make([]string, len(forms))
 	t.Run("story", func(t *testing.T) {
 		for i, f := range forms {
+			if !everyForm && !firstOfStory(forms, i) {
+				continue
+			}
 			t.Run(f.Title(), func(t *testing.T) {
 				t.Parallel()
 				first, ok := determinismText(t.Context(), srv, budget, f)
@@ -81,7 +88,7 @@ func TestEveryCheckIsDeterministic(t *testing.T) {
 					t.Fatalf("the JSON report of %s does not follow docs/report-schema.json: %v\n%s", f.Title(), err, first)
 				}
 				texts[i] = first
-				if *determinismParallel && (longtest.Enabled() || firstOfStory(forms, i)) {
+				if *determinismParallel {
 					if got, _ := determinismText(t.Context(), srv, budget, f, twice.Parallel(3)); got != first {
 						t.Fatalf("%s played 3 scenarios at once differs from the serial run (same job, options and seed %d):\n%s",
 							f.Title(), determinismSeed, lineDiff(first, got))

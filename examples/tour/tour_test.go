@@ -18,10 +18,10 @@ func TestMain(m *testing.M) { leakcheck.Exit(pgfixture.Main(m)) }
 
 // tourRun is the -run pattern of TestTour in the fast suite: one story,
 // broken and fixed forms, through the whole tour. The long tests play every
-// story. Each story's form is still checked in the fast suite, by its own
-// package's tests and by TestEveryCheckIsDeterministic, which judges every
+// story. Each story's form is still checked in the fast suite by its own
+// package's tests; TestEveryCheckIsDeterministic judges each story's first
 // form with story.Verdict as the tour does (under the quick budget, the
-// tour under the default one).
+// tour under the default one), every form with the long tests.
 const tourRun = "^loyalty/"
 
 // TestTour runs the tour as `go run ./examples/tour -q` does and requires a
