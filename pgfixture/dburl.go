@@ -46,7 +46,7 @@ func (s *Server) databaseURL(dbname string) string {
 			q := u.Query()
 			q.Del("dbname")
 			q.Del("database")
-			u.RawQuery = q.Encode()
+			u.RawQuery = encodeQuery(q)
 			return u.String()
 		}
 	}
@@ -73,6 +73,11 @@ func (s *Server) databaseURL(dbname string) string {
 	for k, v := range cfg.RuntimeParams {
 		q.Set(k, v)
 	}
-	u.RawQuery = q.Encode()
+	u.RawQuery = encodeQuery(q)
 	return u.String()
 }
+
+// encodeQuery encodes a URL's query with spaces as %20: pgx reads a "+"
+// in a value as itself, so a socket directory with a space (a TMPDIR) would
+// not be found. url.Values.Encode writes a "+" of the value as %2B.
+func encodeQuery(q url.Values) string { return strings.ReplaceAll(q.Encode(), "+", "%20") }

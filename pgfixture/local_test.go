@@ -70,6 +70,7 @@ func TestLocalClusterCloseLeavesNothing(t *testing.T) {
 	assert.Equal(t, "127.0.0.1", scalar[string](t, srv.admin, "SHOW listen_addresses"))
 	assert.Equal(t, dir, scalar[string](t, srv.admin, "SHOW unix_socket_directories"))
 	assert.Equal(t, "off", scalar[string](t, srv.admin, "SHOW fsync"))
+	assert.True(t, scalar[bool](t, srv.admin, "SELECT inet_client_addr() IS NULL"), "the fixture connects through the socket")
 	if os.Geteuid() == 0 {
 		assert.NotEqual(t, "0", procUID(t, pid), "PostgreSQL does not run as root")
 	}
@@ -88,6 +89,26 @@ func TestLocalClusterCloseLeavesNothing(t *testing.T) {
 	assert.True(t, os.IsNotExist(err), "the cluster directory %s is removed", dir)
 	_, err = srv.CreateDB(ctx, shopSchema)
 	assert.Error(t, err)
+}
+
+// TestALocalClusterUnderADirectoryWithASpaceAndAQuote: the URLs name the
+// cluster's socket directory, under TMPDIR, which may hold any character.
+func TestALocalClusterUnderADirectoryWithASpaceAndAQuote(t *testing.T) {
+	needLocalBins(t)
+	parent, err := os.MkdirTemp("", `twicekit sp'q-`)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = os.RemoveAll(parent) })
+	require.NoError(t, os.Chmod(parent, 0o755)) // the postgres user's, as root
+	t.Setenv("TMPDIR", parent)
+	ctx := ctxT(t)
+	srv, err := startLocal(ctx)
+	require.NoError(t, err)
+	defer func() { require.NoError(t, srv.Close(ctx)) }()
+	assert.Equal(t, parent, filepath.Dir(localDir(t, srv)))
+	db, err := srv.CreateDB(ctx, shopSchema)
+	require.NoError(t, err, "a fixture database through the socket")
+	assert.True(t, scalar[bool](t, db.Pool(), "SELECT inet_client_addr() IS NULL"))
+	require.NoError(t, db.Close(ctx, false))
 }
 
 func TestLocalFixtureDatabasesDroppedOnClose(t *testing.T) {

@@ -27,7 +27,7 @@ func maskDSN(dsn string) string {
 			q := u.Query()
 			if q.Has("password") {
 				q.Set("password", maskedPassword)
-				u.RawQuery = q.Encode()
+				u.RawQuery = encodeQuery(q)
 			}
 			return u.String()
 		}
@@ -61,7 +61,7 @@ func configURL(cfg *pgx.ConnConfig) string {
 	if cfg.TLSConfig == nil {
 		q.Set("sslmode", "disable")
 	}
-	u.RawQuery = q.Encode()
+	u.RawQuery = encodeQuery(q)
 	return u.String()
 }
 

@@ -36,7 +36,7 @@ func DriverURL(cfg *pgx.ConnConfig) string {
 	for k, v := range cfg.RuntimeParams {
 		q.Set(k, v)
 	}
-	u.RawQuery = q.Encode()
+	u.RawQuery = strings.ReplaceAll(q.Encode(), "+", "%20") // pgx reads "+" as itself; a "+" of a value is %2B
 	return u.String()
 }
 

@@ -204,12 +204,18 @@ func startCluster(ctx context.Context, bins string, settings []string) (_ *local
 	// Clients connect through the Unix socket in dir (the server listens
 	// on 127.0.0.1 too): a scenario costs about 7 % less CPU than over
 	// loopback TCP, most of it the kernel's (BENCHMARKS.md).
-	dsn = fmt.Sprintf("host=%s port=%d user=postgres dbname=postgres sslmode=disable", dir, port)
+	dsn = fmt.Sprintf("host=%s port=%d user=postgres dbname=postgres sslmode=disable", quoteValue(dir), port)
 	if err := c.waitReady(ctx, dsn); err != nil {
 		_ = c.stop(context.Background())
 		return nil, "", err
 	}
 	return c, dsn, nil
+}
+
+// quoteValue quotes v for a keyword/value connection string (a TMPDIR may
+// hold spaces or quotes).
+func quoteValue(v string) string {
+	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(v) + "'"
 }
 
 func (c *localCluster) waitReady(ctx context.Context, dsn string) error {
