@@ -412,8 +412,9 @@ func dsnServer(t *testing.T, srv *Server, role, password string, super bool) *Se
 	_, err := srv.admin.Exec(ctx, fmt.Sprintf("DROP ROLE IF EXISTS %s; CREATE ROLE %s %s PASSWORD %s",
 		role, role, attrs, quoteLiteral(password)))
 	require.NoError(t, err)
-	u := url.URL{Scheme: "postgres", User: url.UserPassword(role, password),
-		Host: joinHostPort(srv.adminCfg.Host, srv.adminCfg.Port), Path: "/postgres", RawQuery: "sslmode=disable"}
+	u, err := url.Parse(rawAdminURL(srv)) // the local cluster's socket as its host parameter
+	require.NoError(t, err)
+	u.User, u.Path = url.UserPassword(role, password), "/postgres"
 	other, err := newServerFromDSN(ctx, "dsn", u.String(), nil)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = other.Close(context.Background()) })

@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/url"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -53,12 +54,19 @@ func benchStart(b *testing.B, start func(context.Context) (*Server, error)) {
 // rawAdminURL is the server's maintenance URL with its password.
 func rawAdminURL(s *Server) string {
 	cfg := s.adminCfg
-	u := url.URL{Scheme: "postgres", Host: net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port))),
-		Path: "/" + cfg.Database, RawQuery: "sslmode=disable"}
+	u := url.URL{Scheme: "postgres", Path: "/" + cfg.Database}
+	q := url.Values{"sslmode": {"disable"}}
+	if strings.HasPrefix(cfg.Host, "/") { // a local cluster's socket directory
+		q.Set("host", cfg.Host)
+		q.Set("port", strconv.Itoa(int(cfg.Port)))
+	} else {
+		u.Host = net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port)))
+	}
 	if cfg.Password != "" {
 		u.User = url.UserPassword(cfg.User, cfg.Password)
 	} else {
 		u.User = url.User(cfg.User)
 	}
+	u.RawQuery = encodeQuery(q)
 	return u.String()
 }

@@ -112,8 +112,15 @@ func childCommand(ctx context.Context, serverURL, mode string) *exec.Cmd {
 // password, for a child process.
 func adminURL(db *pgfixture.DB) string {
 	cfg := db.ConnConfig()
-	u := url.URL{Scheme: "postgres", Host: net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port))), Path: "/postgres",
-		RawQuery: "sslmode=disable"}
+	u := url.URL{Scheme: "postgres", Path: "/postgres"}
+	q := url.Values{"sslmode": {"disable"}}
+	if strings.HasPrefix(cfg.Host, "/") { // a local cluster's socket directory
+		q.Set("host", cfg.Host)
+		q.Set("port", strconv.Itoa(int(cfg.Port)))
+	} else {
+		u.Host = net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port)))
+	}
+	u.RawQuery = strings.ReplaceAll(q.Encode(), "+", "%20") // pgx reads "+" as itself
 	if cfg.Password != "" {
 		u.User = url.UserPassword(cfg.User, cfg.Password)
 	} else {
