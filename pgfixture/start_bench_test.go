@@ -2,10 +2,6 @@ package pgfixture
 
 import (
 	"context"
-	"net"
-	"net/url"
-	"strconv"
-	"strings"
 	"testing"
 )
 
@@ -52,21 +48,4 @@ func benchStart(b *testing.B, start func(context.Context) (*Server, error)) {
 }
 
 // rawAdminURL is the server's maintenance URL with its password.
-func rawAdminURL(s *Server) string {
-	cfg := s.adminCfg
-	u := url.URL{Scheme: "postgres", Path: "/" + cfg.Database}
-	q := url.Values{"sslmode": {"disable"}}
-	if strings.HasPrefix(cfg.Host, "/") { // a local cluster's socket directory
-		q.Set("host", cfg.Host)
-		q.Set("port", strconv.Itoa(int(cfg.Port)))
-	} else {
-		u.Host = net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port)))
-	}
-	if cfg.Password != "" {
-		u.User = url.UserPassword(cfg.User, cfg.Password)
-	} else {
-		u.User = url.User(cfg.User)
-	}
-	u.RawQuery = encodeQuery(q)
-	return u.String()
-}
+func rawAdminURL(s *Server) string { return s.databaseURL(s.adminCfg.Database) }
